@@ -1,0 +1,79 @@
+/* andgate.h — the one public header of libandgate.
+ *
+ * "Fundamentally, a barrier primitive is an AND gate" (Hetland et al., HPDC 2019).
+ * libandgate offers every barrier algorithm of the andgate source papers behind one small API:
+ *
+ *     ag_barrier_t *b;
+ *     ag_config_t cfg = { .nthreads = 8, .algo = "stour:fanin=4", .wait = "auto" };
+ *     int err = ag_barrier_init(&b, &cfg);          // 0 or an errno-style code
+ *     ...  in participant tid (0..7):  ag_barrier_wait(b, tid);   // 0 or AG_SERIAL
+ *     ag_barrier_destroy(b);
+ *
+ * Conventions (libuv style): every function returns 0 or a positive errno value (EINVAL, ENOMEM, EBUSY,
+ * ENOTSUP, ...); the library never aborts and never prints; there is no global state apart from the
+ * read-only algorithm table and a lazily read topology. Strings returned by the library are owned by it.
+ */
+#ifndef ANDGATE_H
+#define ANDGATE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ANDGATE_VERSION_MAJOR 0
+#define ANDGATE_VERSION_MINOR 1
+#define ANDGATE_VERSION_PATCH 0
+#define ANDGATE_VERSION_STRING "0.1.0"
+
+typedef struct ag_barrier ag_barrier_t;
+
+/* ag_config_t.flags */
+#define AG_PSHARED 0x1u /* process-shared barrier (reserved: the shm API builds it) */
+
+typedef struct ag_config {
+    unsigned    nthreads; /* participants, >= 1 */
+    const char *algo;     /* algorithm spec string; NULL: $ANDGATE_ALGO or "auto"; "auto": library choice */
+    const char *wait;     /* wait-policy spec string; NULL: $ANDGATE_WAIT or "auto" */
+    const int  *cpus;     /* optional: cpus[i] = the CPU participant i runs on (shapes trees/groups) */
+    unsigned    flags;    /* AG_PSHARED, ... */
+} ag_config_t;
+
+/* Returned by exactly one participant per episode, like PTHREAD_BARRIER_SERIAL_THREAD. */
+#define AG_SERIAL (-1)
+
+/* The barrier is broken (cancelled or timed out); see the robustness API. Outside the errno range. */
+#define AG_EBROKEN 0x4142 /* 'AB' */
+
+/* Create a barrier. On success *out owns it and 0 is returned; on failure *out is untouched.
+ * EINVAL: nthreads == 0, NULL out/cfg, bad spec string, bad cpus[] entry, unknown flags.
+ * ENOTSUP: a flag this build does not implement. ENOMEM: allocation failed. */
+int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg);
+
+/* Participant tid (0..nthreads-1, distinct within an episode) waits until all nthreads arrived.
+ * Returns AG_SERIAL in exactly one participant per episode, 0 in the others, EINVAL for a NULL
+ * barrier or tid >= nthreads. Writes made before arriving are visible to every participant after. */
+int ag_barrier_wait(ag_barrier_t *b, unsigned tid);
+
+/* Free the barrier. EBUSY (and nothing freed) while a participant is inside ag_barrier_wait. */
+int ag_barrier_destroy(ag_barrier_t *b);
+
+/* The resolved configuration, e.g. "dissemination:ways=1,line=64 wait=hybrid:spin_ns=20000". */
+const char *ag_barrier_describe(const ag_barrier_t *b);
+
+/* A message for any code returned by this library (never NULL). */
+const char *ag_strerror(int err);
+
+/* Validate a configuration without creating a barrier. Returns what ag_barrier_init would return for
+ * a bad configuration (EINVAL, ENOTSUP) or 0, and writes a message saying what was wrong and what was
+ * expected into msg (NUL-terminated, truncated to msglen; msg may be NULL when msglen is 0). */
+int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
+
+/* The number of CPUs this process may use: its affinity mask, capped by a cgroup cpu.max quota. */
+unsigned ag_usable_cpus(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ANDGATE_H */

@@ -1,0 +1,130 @@
+/* algo.h — the interface every algorithm in src/algo/ implements, and what they may use.
+ *
+ * An algorithm is data plus three functions:
+ *   setup(s, L)         shape the algorithm for s->n participants: allocate flags in the arena through
+ *                       ag_flags_alloc(L, ...) and a pointer-free read-only state block through
+ *                       ag_layout_state(L, size) (tables such as parent/children indices).
+ *   reset(r)            put every flag into its initial state (single-threaded; init and reset).
+ *   wait(r, tid, e, dl) one episode for participant tid. e is tid's episode number (the framework keeps
+ *                       it, starting at r->epoch0 and adding one per completed episode, modulo 2^64), so
+ *                       algorithms need no private sense variables: sense = e & 1. Returns AG_SERIAL in
+ *                       exactly one participant per episode, 0 in the others, or the error a flag_wait
+ *                       returned.
+ * Algorithms touch shared memory only through flags.h, so the same file compiles for the simulator.
+ */
+#ifndef AG_ALGO_H
+#define AG_ALGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "andgate.h"
+#include "flags.h"
+
+/* ---- spec keys (shared by algorithms and wait policies; parsed by spec.c) ---- */
+
+/* A key takes an integer in [min, max], or one of words[] (stored as -(index+1)), or both. */
+struct ag_key {
+    const char *name;
+    long min, max;              /* integer range; min > max means words only */
+    const char *const *words;   /* NULL-terminated, or NULL for integers only */
+    const char *def;            /* default, as written in a spec string */
+    const char *help;
+};
+
+#define AG_MAXKEYS 6
+
+/* A named thing with keys: an algorithm or a wait policy. */
+struct ag_kind {
+    const char *name;
+    const char *summary;
+    const char *source; /* paper file and section */
+    const struct ag_key *keys; /* terminated by a key with name == NULL */
+};
+
+/* ---- setup ---- */
+
+struct ag_setup {
+    unsigned n;
+    const long *p;          /* parameter values, in the order of kind.keys */
+    unsigned line;          /* cache line size in bytes (64 or 128) */
+    const unsigned *rank;   /* rank[tid]: position of tid in topology order (package, NUMA, cache, core) */
+    const unsigned *order;  /* order[rank] = tid */
+    /* group ids per tid, dense from 0, for group levels: */
+    const unsigned *group[3];   /* AG_LVL_CORE, AG_LVL_CACHE, AG_LVL_NUMA */
+    unsigned ngroups[3];
+};
+
+enum { AG_LVL_CORE = 0, AG_LVL_CACHE = 1, AG_LVL_NUMA = 2 };
+
+/* A range of flags: element k starts at slot first + k * stride. */
+typedef struct ag_frange {
+    uint32_t first, stride;
+} ag_frange_t;
+
+static inline uint32_t ag_at(ag_frange_t r, uint32_t k) { return r.first + k * r.stride; }
+
+enum { AG_PAD = 0, AG_PACK = 1 };
+
+struct ag_layout {
+    unsigned line_slots;  /* slots per cache line */
+    uint32_t nslots;      /* arena size so far */
+    void *state;          /* malloc'd by ag_layout_state */
+    size_t state_size;
+    int oom;
+};
+
+/* count elements of width consecutive slots each; AG_PAD puts every element on its own cache line(s),
+ * AG_PACK packs the elements densely (the region itself starts and ends on a line boundary). */
+ag_frange_t ag_flags_alloc(struct ag_layout *L, uint32_t count, uint32_t width, int pack);
+/* One zeroed, pointer-free block of read-only state; may be called once. NULL on ENOMEM. */
+void *ag_layout_state(struct ag_layout *L, size_t size);
+
+/* ---- run ---- */
+
+struct ag_run {
+    ag_flags_t fl;
+    unsigned n;
+    const void *st;   /* the state block */
+    const long *p;    /* parameter values */
+    uint64_t epoch0;  /* every participant's first episode number (tests start near wrap-around) */
+};
+
+struct ag_algo {
+    struct ag_kind k;
+    int  (*setup)(const struct ag_setup *s, struct ag_layout *L);
+    void (*reset)(const struct ag_run *r);
+    int  (*wait)(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline);
+};
+
+/* One episode of participant tid, as the library and the simulator both run it. self is the
+ * framework's private line per participant: slot 0 holds its episode number, slot 1 says "inside"
+ * (read by ag_barrier_destroy for EBUSY). */
+static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
+                             uint64_t deadline)
+{
+    uint32_t me = ag_at(self, tid);
+    flag_put(&r->fl, me + 1, 1);
+    uint64_t e = flag_load(&r->fl, me);
+    int rc = a->wait(r, tid, e, deadline);
+    if (rc == 0 || rc == AG_SERIAL)
+        flag_put(&r->fl, me, e + 1);
+    flag_put(&r->fl, me + 1, 0);
+    return rc;
+}
+
+/* The catalogue (algos.c): one table, in documentation order. */
+extern const struct ag_algo *const ag_algos[];
+extern const unsigned ag_nalgos;
+const struct ag_algo *ag_algo_find(const char *name, size_t len);
+
+/* Shared helpers for algorithm files. */
+static inline unsigned ag_ceil_log(unsigned n, unsigned base) /* smallest r with base^r >= n */
+{
+    unsigned r = 0;
+    unsigned long long p = 1;
+    while (p < n) { p *= base; r++; }
+    return r;
+}
+
+#endif /* AG_ALGO_H */

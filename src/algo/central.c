@@ -1,0 +1,54 @@
+/* central — sense-reversing centralized barrier.
+ *
+ * Source: 002_22d269b377cdac79.txt §II-B "Sense-reversing centralized barrier" (SENSE);
+ *         003_614c4f6f0a5e5869.txt §3 (sr, with a global sense flag).
+ *
+ * One shared arrival counter and one global sense flag, each on its own cache line. Every participant
+ * increments the counter; the last to arrive resets it and flips the sense, which releases the others.
+ * Cost: n serialized read-modify-writes on one line (the hot spot), then one store that every waiter
+ * reads: O(n) on the critical path, but a single flag to wake, so it is the cheapest to block on.
+ */
+#include "../algo.h"
+
+struct central {
+    uint32_t count, sense;
+};
+
+static int setup(const struct ag_setup *s, struct ag_layout *L)
+{
+    (void)s;
+    struct central *st = ag_layout_state(L, sizeof *st);
+    if (!st)
+        return 0; /* the framework reports ENOMEM */
+    st->count = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    st->sense = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    return 0;
+}
+
+static void reset(const struct ag_run *r)
+{
+    const struct central *st = r->st;
+    flag_store(&r->fl, st->count, 0);
+    /* the sense of episode e is e & 1; it flips to (e + 1) & 1 when episode e completes */
+    flag_store(&r->fl, st->sense, r->epoch0 & 1);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    (void)tid;
+    const struct central *st = r->st;
+    uint64_t next = (e + 1) & 1;
+    if (flag_fetch_add(&r->fl, st->count, 1) == r->n - 1) {
+        /* Everyone has arrived, and nobody can arrive for episode e + 1 before the sense flips:
+         * resetting the counter first is race-free. */
+        flag_store(&r->fl, st->count, 0);
+        flag_store(&r->fl, st->sense, next);
+        return AG_SERIAL;
+    }
+    return flag_wait(&r->fl, st->sense, AG_EQ, next, deadline);
+}
+
+const struct ag_algo ag_algo_central = {
+    { "central", "sense-reversing centralized counter", "002 §II-B SENSE; 003 §3 sr", NULL },
+    setup, reset, wait,
+};

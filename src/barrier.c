@@ -1,0 +1,231 @@
+/* barrier.c — the barrier object: validation, spec resolution, layout, dispatch, errors. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape.h"
+#include "topo.h"
+
+#define AG_MAX_THREADS (1u << 20)
+
+const char *ag_strerror(int err)
+{
+    switch (err) {
+    case 0: return "success";
+    case AG_SERIAL: return "AG_SERIAL: this participant is the serial one of the episode (not an error)";
+    case EINVAL: return "invalid argument (NULL pointer, nthreads 0, tid out of range, or bad spec string)";
+    case ENOMEM: return "out of memory";
+    case EBUSY: return "barrier busy: a participant is still waiting in it";
+    case ETIMEDOUT: return "timed out";
+    case ENOTSUP: return "not supported by this build";
+    case AG_EBROKEN: return "barrier broken: cancelled or timed out; reset it before use";
+    default: return "unknown error code";
+    }
+}
+
+/* The spec to parse: the configured one, else the environment variable, else "auto". */
+static const char *pick(const char *given, const char *env)
+{
+    if (given)
+        return given;
+    const char *e = getenv(env);
+    return e && *e ? e : "auto";
+}
+
+/* algo=auto, the documented rule (docs/guide.md, "Automatic choice"):
+ *   1 participant, or a policy that blocks at once (oversubscribed): central — one flag to wake
+ *     everyone with a single futex call;
+ *   participants spread over several cache groups with some group holding two or more: hybrid with
+ *     group=cache (003 §4: centralized inside, dissemination across);
+ *   up to 16 participants: dissemination, ways=1 (fewest rounds of parallel one-to-one signals);
+ *   more: stour with 002 §V's defaults (fan-in 4, padded flags, NUMA-aware wake-up). */
+static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const struct ag_shape *sh)
+{
+    if (n == 1 || wp->kind == AG_W_BLOCK || (wp->kind == AG_W_HYBRID && wp->ns == 0))
+        return "central";
+    unsigned g = sh->ngroups[AG_LVL_CACHE];
+    if (g > 1 && g < n)
+        return "hybrid:group=cache";
+    if (n <= 16)
+        return "dissemination";
+    return "stour";
+}
+
+static int resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,
+                   char *msg, size_t msglen)
+{
+    if (!cfg)
+        return snprintf(msg, msglen, "cfg is NULL"), EINVAL;
+    if (cfg->nthreads == 0)
+        return snprintf(msg, msglen, "nthreads is 0; a barrier needs at least 1 participant"), EINVAL;
+    if (cfg->nthreads > AG_MAX_THREADS)
+        return snprintf(msg, msglen, "nthreads %u exceeds the maximum %u", cfg->nthreads, AG_MAX_THREADS),
+               EINVAL;
+    if (cfg->flags & ~AG_PSHARED)
+        return snprintf(msg, msglen, "unknown flags 0x%x", cfg->flags & ~AG_PSHARED), EINVAL;
+    if (cfg->flags & AG_PSHARED)
+        return snprintf(msg, msglen, "AG_PSHARED needs the process-shared API, not built yet"), ENOTSUP;
+
+    struct ag_spec ws;
+    int rc = ag_spec_parse(&ag_wait_table, pick(cfg->wait, "ANDGATE_WAIT"), &ws, msg, msglen);
+    if (rc)
+        return rc;
+    ag_wait_resolve(&ws, cfg->nthreads, wp);
+
+    if ((rc = ag_shape_build(sh, cfg->nthreads, cfg->cpus, msg, msglen)))
+        return rc;
+    const char *as = pick(cfg->algo, "ANDGATE_ALGO");
+    if (strcmp(as, "auto") == 0)
+        as = auto_algo(cfg->nthreads, wp, sh);
+    if ((rc = ag_spec_parse(&ag_algo_table, as, algo, msg, msglen)))
+        ag_shape_free(sh);
+    return rc;
+}
+
+int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen)
+{
+    char dummy[1];
+    if (!msg || !msglen)
+        msg = dummy, msglen = sizeof dummy;
+    msg[0] = '\0';
+    struct ag_spec algo;
+    struct ag_waitpol wp;
+    struct ag_shape sh;
+    int rc = resolve(cfg, &algo, &wp, &sh, msg, msglen);
+    if (!rc)
+        ag_shape_free(&sh);
+    return rc;
+}
+
+ag_frange_t ag_flags_alloc(struct ag_layout *L, uint32_t count, uint32_t width, int pack)
+{
+    uint32_t ls = L->line_slots;
+    uint32_t stride = pack == AG_PACK ? width : (width + ls - 1) / ls * ls;
+    ag_frange_t r = { L->nslots, stride };
+    uint64_t end = (uint64_t)L->nslots + (uint64_t)count * stride;
+    end = (end + ls - 1) / ls * ls;
+    if (end > UINT32_MAX / 2) {
+        L->oom = 1;
+        return (ag_frange_t){ 0, 0 };
+    }
+    L->nslots = (uint32_t)end;
+    return r;
+}
+
+void *ag_layout_state(struct ag_layout *L, size_t size)
+{
+    if (L->state) {
+        L->oom = 1; /* may be called once */
+        return NULL;
+    }
+    L->state = calloc(1, size ? size : 1);
+    L->state_size = size;
+    if (!L->state)
+        L->oom = 1;
+    return L->state;
+}
+
+int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoch0)
+{
+    char msg[8];
+    if (!out)
+        return EINVAL;
+    struct ag_spec sp;
+    struct ag_waitpol wp;
+    struct ag_shape sh;
+    int rc = resolve(cfg, &sp, &wp, &sh, msg, sizeof msg);
+    if (rc)
+        return rc;
+
+    ag_barrier_t *b = calloc(1, sizeof *b);
+    if (!b) {
+        ag_shape_free(&sh);
+        return ENOMEM;
+    }
+    b->algo = ag_algos[sp.index];
+    b->wp = wp;
+    memcpy(b->params, sp.val, sizeof b->params);
+    /* the common key "line" (words "64" | "128") follows the algorithm's keys */
+    unsigned line = sp.val[sp.nkeys] == -1 ? 64 : 128;
+
+    struct ag_layout L = { .line_slots = line / 8 };
+    b->self = ag_flags_alloc(&L, cfg->nthreads, 2, AG_PAD);
+    struct ag_setup s = { .n = cfg->nthreads, .p = b->params, .line = line, .rank = sh.rank, .order = sh.order };
+    for (int l = 0; l < 3; l++) {
+        s.group[l] = sh.group[l];
+        s.ngroups[l] = sh.ngroups[l];
+    }
+    rc = b->algo->setup(&s, &L);
+    ag_shape_free(&sh);
+    if (!rc && L.oom)
+        rc = ENOMEM;
+    size_t bytes = (size_t)L.nslots * sizeof(uint64_t);
+    if (!rc && !(b->slots = aligned_alloc(line, bytes)))
+        rc = ENOMEM;
+    if (!rc && ag_wait_may_block(&wp) && !(b->sleepers = calloc(L.nslots, sizeof *b->sleepers)))
+        rc = ENOMEM;
+    if (rc) {
+        free(L.state);
+        free(b->slots);
+        free(b);
+        return rc;
+    }
+    memset(b->slots, 0, bytes);
+    b->nslots = L.nslots;
+    b->state = L.state;
+    b->run = (struct ag_run){
+        .fl = { .slots = b->slots, .sleepers = b->sleepers, .wp = &b->wp, .pshared = 0 },
+        .n = cfg->nthreads,
+        .st = b->state,
+        .p = b->params,
+        .epoch0 = epoch0,
+    };
+    for (unsigned t = 0; t < cfg->nthreads; t++)
+        flag_put(&b->run.fl, ag_at(b->self, t), epoch0);
+    b->algo->reset(&b->run);
+
+    int n = ag_spec_format(&ag_algo_table, &sp, b->desc, sizeof b->desc);
+    if (n >= 0 && (size_t)n < sizeof b->desc) {
+        snprintf(b->desc + n, sizeof b->desc - (size_t)n, " wait=");
+        n += 6;
+        if ((size_t)n < sizeof b->desc)
+            ag_wait_format(&b->wp, b->desc + n, sizeof b->desc - (size_t)n);
+    }
+    *out = b;
+    return 0;
+}
+
+int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg)
+{
+    return ag_barrier_init_at(out, cfg, 0);
+}
+
+int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
+{
+    if (!b || tid >= b->run.n)
+        return EINVAL;
+    return ag_episode(b->algo, &b->run, b->self, tid, AG_NO_DEADLINE);
+}
+
+int ag_barrier_destroy(ag_barrier_t *b)
+{
+    if (!b)
+        return EINVAL;
+    for (unsigned t = 0; t < b->run.n; t++)
+        if (flag_load(&b->run.fl, ag_at(b->self, t) + 1))
+            return EBUSY;
+    free(b->state);
+    free(b->sleepers);
+    free(b->slots);
+    free(b);
+    return 0;
+}
+
+const char *ag_barrier_describe(const ag_barrier_t *b)
+{
+    return b ? b->desc : "(null barrier)";
+}

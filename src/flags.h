@@ -1,0 +1,110 @@
+/* flags.h — the primitive layer: one algorithm source, two worlds (DESIGN.md, "The primitive layer").
+ *
+ * All shared state of a barrier lives in a flag arena: an array of 64-bit slots addressed by index.
+ * Algorithms allocate flags at setup (each on its own cache line, or packed on request; see algo.h) and
+ * then use only these operations:
+ *
+ *   flag_load(f, i)               acquire load
+ *   flag_store(f, i, v)           release store (wakes futex sleepers on flag i, if any)
+ *   flag_fetch_add(f, i, d)       acq_rel read-modify-write, returns the old value (wakes sleepers)
+ *   flag_cas(f, i, &exp, want)    acq_rel compare-and-swap, returns 1 on success, else updates exp
+ *   flag_put(f, i, v)             release store without wake-up, only for flags nobody waits on
+ *                                 (a participant's private episode number)
+ *   flag_wait(f, i, cond, v, dl)  wait until flag i satisfies cond against v, with the barrier's
+ *                                 wait policy, until the absolute CLOCK_MONOTONIC deadline dl (ns,
+ *                                 AG_NO_DEADLINE for none). Returns 0 or an error code to pass up.
+ *
+ * Conditions: AG_EQ (flag == v), AG_NE (flag != v), AG_GE (flag is v or later, modulo 2^64).
+ * Rule for blocking: every change an algorithm waits for must change the low 32 bits of the flag
+ * (the futex word); all catalogue algorithms store episode numbers or counters, which do.
+ *
+ * This file is the native backend (C11 atomics, pause, futex). Building with AG_SIM selects the
+ * simulator backend instead, which gives the same functions virtual-time costs.
+ */
+#ifndef AG_FLAGS_H
+#define AG_FLAGS_H
+
+#include <stdint.h>
+
+enum ag_cond { AG_EQ = 0, AG_NE = 1, AG_GE = 2 };
+
+#define AG_NO_DEADLINE UINT64_MAX
+
+static inline int ag_cond_holds(uint64_t x, int cond, uint64_t v)
+{
+    switch (cond) {
+    case AG_EQ: return x == v;
+    case AG_NE: return x != v;
+    default: return (int64_t)(x - v) >= 0;
+    }
+}
+
+#ifdef AG_SIM
+#include "sim_flags.h"
+#else
+
+#include <stdatomic.h>
+
+struct ag_waitpol;
+
+/* The native arena handle. slots[i] is flag i; sleepers[i] counts threads blocked in a futex on it. */
+typedef struct ag_flags {
+    _Atomic uint64_t *slots;
+    _Atomic uint32_t *sleepers;         /* NULL when the wait policy never blocks */
+    const struct ag_waitpol *wp;
+    int pshared;
+} ag_flags_t;
+
+/* wait.c: the slow paths */
+int  ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
+void ag_flag_wake(const ag_flags_t *f, uint32_t i);
+
+static inline uint64_t flag_load(const ag_flags_t *f, uint32_t i)
+{
+    return atomic_load_explicit(&f->slots[i], memory_order_acquire);
+}
+
+static inline void flag_put(const ag_flags_t *f, uint32_t i, uint64_t v)
+{
+    atomic_store_explicit(&f->slots[i], v, memory_order_release);
+}
+
+/* With possible sleepers the store and the sleeper-count load must be ordered against the sleeper's
+ * increment-then-recheck (a Dekker pair), hence seq_cst on that path only. */
+static inline void flag_store(const ag_flags_t *f, uint32_t i, uint64_t v)
+{
+    if (!f->sleepers) {
+        atomic_store_explicit(&f->slots[i], v, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(&f->slots[i], v, memory_order_seq_cst);
+    if (atomic_load_explicit(&f->sleepers[i], memory_order_seq_cst))
+        ag_flag_wake(f, i);
+}
+
+static inline uint64_t flag_fetch_add(const ag_flags_t *f, uint32_t i, uint64_t d)
+{
+    uint64_t old = atomic_fetch_add_explicit(&f->slots[i], d, memory_order_seq_cst);
+    if (f->sleepers && atomic_load_explicit(&f->sleepers[i], memory_order_seq_cst))
+        ag_flag_wake(f, i);
+    return old;
+}
+
+static inline int flag_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, uint64_t desired)
+{
+    int ok = atomic_compare_exchange_strong_explicit(&f->slots[i], expected, desired,
+                                                     memory_order_seq_cst, memory_order_acquire);
+    if (ok && f->sleepers && atomic_load_explicit(&f->sleepers[i], memory_order_seq_cst))
+        ag_flag_wake(f, i);
+    return ok;
+}
+
+static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    if (ag_cond_holds(flag_load(f, i), cond, v))
+        return 0;
+    return ag_flag_wait_slow(f, i, cond, v, deadline);
+}
+
+#endif /* AG_SIM */
+#endif /* AG_FLAGS_H */

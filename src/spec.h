@@ -1,0 +1,43 @@
+/* spec.h — the one parser for algorithm and wait-policy spec strings (DESIGN.md, "Spec strings").
+ * The API, the environment (ANDGATE_ALGO, ANDGATE_WAIT) and the CLI all go through ag_spec_parse. */
+#ifndef AG_SPEC_H
+#define AG_SPEC_H
+
+#include <stddef.h>
+
+#include "algo.h"
+
+/* A parsed spec: which kind (index into its table) and every key's value (kind keys first, then
+ * the table's common keys), defaults filled in. */
+struct ag_spec {
+    const struct ag_kind *kind;
+    unsigned index;
+    long val[AG_MAXKEYS];
+    unsigned nkeys;       /* keys of the kind */
+};
+
+/* A table of kinds: get(i) for i < n, plus keys every kind takes (may be NULL). what names the
+ * table in messages ("algorithm", "wait policy"). */
+struct ag_table {
+    const char *what;
+    unsigned n;
+    const struct ag_kind *(*get)(unsigned i);
+    const struct ag_key *common;
+};
+
+extern const struct ag_table ag_algo_table;
+extern const struct ag_table ag_wait_table;
+
+/* Parse s. Returns 0, or EINVAL with a message in msg saying what was wrong and what was expected. */
+int ag_spec_parse(const struct ag_table *t, const char *s, struct ag_spec *out, char *msg, size_t msglen);
+
+/* Canonical form "name:key=value,..." with every key (defaults included). Returns the length. */
+int ag_spec_format(const struct ag_table *t, const struct ag_spec *sp, char *buf, size_t len);
+
+/* One key's value as written in a spec ("4", "numa"). */
+int ag_key_format(const struct ag_key *k, long v, char *buf, size_t len);
+
+/* Iterate a kind's keys followed by the table's common keys; NULL past the end. */
+const struct ag_key *ag_spec_key(const struct ag_table *t, const struct ag_kind *kind, unsigned j);
+
+#endif

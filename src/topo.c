@@ -1,0 +1,355 @@
+/* topo.c — machine topology (hwloc when built with it, sysfs otherwise) and usable CPUs.
+ *
+ * For every online CPU: its SMT core, its cache group, its NUMA node and its package. The cache group is
+ * the cache level just above the core that several cores share: L2 where L2 is shared by cores (ARM and
+ * Atom-style clusters, Phytium's 4-core units in 002 §III), otherwise L3 (the LLC).
+ * Usable CPUs = the affinity mask, capped by the cgroup cpu.max quota (rounded up).
+ */
+#define _GNU_SOURCE
+#include "topo.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "andgate.h"
+
+#ifdef AG_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+/* ---- small sysfs readers ---- */
+
+static int read_int(const char *path, int *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fscanf(f, "%d", out) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+/* Parses a kernel cpu list ("0-3,8,10-11"); calls fn for every cpu; returns the first cpu or -1. */
+static int parse_cpulist(const char *s, void (*fn)(int cpu, void *arg), void *arg)
+{
+    int first = -1;
+    while (*s && *s != '\n') {
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s)
+            break;
+        if (*end == '-') {
+            s = end + 1;
+            b = strtol(s, &end, 10);
+        }
+        for (long c = a; c <= b && c < 1L << 20; c++) {
+            if (first < 0)
+                first = (int)c;
+            if (fn)
+                fn((int)c, arg);
+        }
+        s = *end == ',' ? end + 1 : end;
+    }
+    return first;
+}
+
+static int read_cpulist(const char *path, void (*fn)(int, void *), void *arg)
+{
+    char buf[4096];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return parse_cpulist(buf, fn, arg);
+}
+
+struct cpuvec {
+    struct ag_cpuinfo *v;
+    unsigned n, cap;
+};
+
+static void push_cpu(int cpu, void *arg)
+{
+    struct cpuvec *cv = arg;
+    if (cv->n == cv->cap) {
+        unsigned cap = cv->cap ? cv->cap * 2 : 64;
+        struct ag_cpuinfo *v = realloc(cv->v, cap * sizeof *v);
+        if (!v)
+            return;
+        cv->v = v;
+        cv->cap = cap;
+    }
+    cv->v[cv->n++] = (struct ag_cpuinfo){ cpu, -1, -1, -1, -1 };
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+    const struct ag_cpuinfo *x = a, *y = b;
+    return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* The first CPU of the group sharing cache index `idx` of cpu, used as the group id; -1 if absent. */
+static int sysfs_cache(int cpu, int level_wanted, int *shared_by_many)
+{
+    char p[256];
+    for (int idx = 0; idx < 8; idx++) {
+        int level;
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, idx);
+        if (read_int(p, &level))
+            return -1;
+        if (level != level_wanted)
+            continue;
+        char buf[4096];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, idx);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            return -1;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        if (shared_by_many)
+            *shared_by_many = strpbrk(buf, ",-") != NULL;
+        return parse_cpulist(buf, NULL, NULL);
+    }
+    return -1;
+}
+
+static void sysfs_fill(struct ag_topo *t)
+{
+    char p[256];
+    /* does any L2 span more than one core? then L2 is the cache group */
+    int l2_shared_by_cores = 0;
+    for (unsigned i = 0; i < t->ncpus; i++) {
+        struct ag_cpuinfo *c = &t->cpu[i];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/core_id", c->cpu);
+        read_int(p, &c->core);
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c->cpu);
+        read_int(p, &c->package);
+        int many = 0, l2 = sysfs_cache(c->cpu, 2, &many);
+        if (l2 >= 0 && many) {
+            /* shared by SMT siblings only, or by several cores? */
+            snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c->cpu);
+            char a[4096] = "", b[4096] = "";
+            FILE *f = fopen(p, "r");
+            if (f) {
+                a[fread(a, 1, sizeof a - 1, f)] = '\0';
+                fclose(f);
+            }
+            snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cache/index2/shared_cpu_list", c->cpu);
+            /* index2 is usually L2; compare lists by content */
+            f = fopen(p, "r");
+            if (f) {
+                b[fread(b, 1, sizeof b - 1, f)] = '\0';
+                fclose(f);
+            }
+            if (strcmp(a, b) != 0)
+                l2_shared_by_cores = 1;
+        }
+        c->numa = 0;
+        for (int node = 0; node < 1024; node++) {
+            snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/node%d", c->cpu, node);
+            DIR *d = opendir(p);
+            if (d) {
+                closedir(d);
+                c->numa = node;
+                break;
+            }
+        }
+    }
+    t->cache_level = l2_shared_by_cores ? 2 : 3;
+    for (unsigned i = 0; i < t->ncpus; i++) {
+        struct ag_cpuinfo *c = &t->cpu[i];
+        c->cache = sysfs_cache(c->cpu, t->cache_level, NULL);
+        if (c->cache < 0 && t->cache_level == 3)
+            c->cache = sysfs_cache(c->cpu, 2, NULL);
+        if (c->cache < 0)
+            c->cache = c->package;
+    }
+    t->source = "sysfs";
+}
+
+#ifdef AG_HAVE_HWLOC
+static int hwloc_fill(struct ag_topo *t)
+{
+    hwloc_topology_t h;
+    if (hwloc_topology_init(&h))
+        return -1;
+    if (hwloc_topology_load(h)) {
+        hwloc_topology_destroy(h);
+        return -1;
+    }
+    int npu = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
+    if (npu <= 0) {
+        hwloc_topology_destroy(h);
+        return -1;
+    }
+    /* cache level: L2 when some L2 holds more than one core */
+    int level = 3;
+    for (int i = 0; i < hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_L2CACHE); i++) {
+        hwloc_obj_t l2 = hwloc_get_obj_by_type(h, HWLOC_OBJ_L2CACHE, i);
+        if (hwloc_get_nbobjs_inside_cpuset_by_type(h, l2->cpuset, HWLOC_OBJ_CORE) > 1)
+            level = 2;
+    }
+    if (level == 3 && hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_L3CACHE) == 0)
+        level = 2;
+    hwloc_obj_type_t ctype = level == 2 ? HWLOC_OBJ_L2CACHE : HWLOC_OBJ_L3CACHE;
+    struct ag_cpuinfo *v = calloc((size_t)npu, sizeof *v);
+    if (!v) {
+        hwloc_topology_destroy(h);
+        return -1;
+    }
+    int nnuma = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
+    for (int i = 0; i < npu; i++) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, i);
+        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_CORE, pu);
+        hwloc_obj_t cache = hwloc_get_ancestor_obj_by_type(h, ctype, pu);
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_PACKAGE, pu);
+        v[i].cpu = (int)pu->os_index;
+        v[i].core = core ? (int)core->logical_index : (int)pu->logical_index;
+        v[i].package = pkg ? (int)pkg->logical_index : 0;
+        v[i].cache = cache ? (int)cache->logical_index : v[i].package;
+        v[i].numa = 0;
+        for (int n = 0; n < nnuma; n++) {
+            hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, n);
+            if (hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
+                v[i].numa = (int)node->os_index;
+                break;
+            }
+        }
+    }
+    hwloc_topology_destroy(h);
+    qsort(v, (size_t)npu, sizeof *v, cmp_cpu);
+    t->cpu = v;
+    t->ncpus = (unsigned)npu;
+    t->cache_level = level;
+    t->source = "hwloc";
+    return 0;
+}
+#endif
+
+static struct ag_topo topo;
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+
+static void topo_load(void)
+{
+#ifdef AG_HAVE_HWLOC
+    if (hwloc_fill(&topo) == 0)
+        return;
+#endif
+    struct cpuvec cv = { 0 };
+    if (read_cpulist("/sys/devices/system/cpu/online", push_cpu, &cv) < 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < (n > 0 ? n : 1); c++)
+            push_cpu((int)c, &cv);
+    }
+    topo.cpu = cv.v;
+    topo.ncpus = cv.n;
+    sysfs_fill(&topo);
+}
+
+const struct ag_topo *ag_topo_get(void)
+{
+    pthread_once(&topo_once, topo_load);
+    return &topo;
+}
+
+const struct ag_cpuinfo *ag_topo_cpu(const struct ag_topo *t, int cpu)
+{
+    unsigned lo = 0, hi = t->ncpus;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (t->cpu[mid].cpu == cpu)
+            return &t->cpu[mid];
+        if (t->cpu[mid].cpu < cpu)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+unsigned ag_affinity_cpus(int *cpus, unsigned max)
+{
+    cpu_set_t set;
+    unsigned n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    return n;
+}
+
+/* cgroup v2: the smallest cpu.max quota on the path from our cgroup to the root; v1: cfs quota. */
+unsigned ag_cgroup_cpu_limit(void)
+{
+    char line[512], path[768];
+    unsigned best = 0;
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f)
+        return 0;
+    char rel[512] = "";
+    int v1 = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "0::", 3) == 0) {
+            snprintf(rel, sizeof rel, "%s", line + 3);
+        } else if (strstr(line, ":cpu,") || strstr(line, ":cpu:") || strstr(line, ",cpu:")) {
+            char *p = strchr(strchr(line, ':') + 1, ':');
+            snprintf(rel, sizeof rel, "%s", p ? p + 1 : "/");
+            v1 = 1;
+        }
+    }
+    fclose(f);
+    rel[strcspn(rel, "\n")] = '\0';
+    for (;;) {
+        long long quota = -1, period = 0;
+        if (!v1) {
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", rel);
+            FILE *q = fopen(path, "r");
+            if (q) {
+                char qs[32];
+                if (fscanf(q, "%31s %lld", qs, &period) == 2 && strcmp(qs, "max") != 0)
+                    quota = atoll(qs);
+                fclose(q);
+            }
+        } else {
+            int qi, pi;
+            snprintf(path, sizeof path, "/sys/fs/cgroup/cpu,cpuacct%s/cpu.cfs_quota_us", rel);
+            if (read_int(path, &qi) == 0) {
+                quota = qi;
+                snprintf(path, sizeof path, "/sys/fs/cgroup/cpu,cpuacct%s/cpu.cfs_period_us", rel);
+                if (read_int(path, &pi) == 0)
+                    period = pi;
+            }
+        }
+        if (quota > 0 && period > 0) {
+            unsigned n = (unsigned)((quota + period - 1) / period);
+            if (!best || n < best)
+                best = n;
+        }
+        if (rel[0] == '\0' || strcmp(rel, "/") == 0)
+            break;
+        char *slash = strrchr(rel, '/');
+        if (!slash)
+            break;
+        *slash = '\0'; /* "/a/b" -> "/a" -> "" (the root) */
+    }
+    return best;
+}
+
+unsigned ag_usable_cpus(void)
+{
+    int buf[CPU_SETSIZE];
+    unsigned n = ag_affinity_cpus(buf, CPU_SETSIZE);
+    unsigned q = ag_cgroup_cpu_limit();
+    if (q && q < n)
+        n = q;
+    return n ? n : 1;
+}

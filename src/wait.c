@@ -1,0 +1,160 @@
+/* wait.c — waiting policies: how a participant waits for a flag (DESIGN.md "Spec strings").
+ *
+ *   spin                 reload the flag in a tight loop
+ *   pause                reload with a pause instruction between loads (003 §4 "busy-waiting
+ *                        amortization", 003 §5 spin vs paused spin)
+ *   backoff:max_ns=N     exponential backoff between loads, doubling from 64 ns up to N ns
+ *   yield                sched_yield() between loads
+ *   block                futex sleep at once; a releaser calls futex_wake only when the flag has sleepers
+ *   hybrid:spin_ns=N     paused spin for N ns of wall time, then futex sleep
+ *   auto                 hybrid; N = AG_AUTO_SPIN_NS when participants fit the usable CPUs, 0 (block at
+ *                        once) when they outnumber them, so oversubscribed barriers do not burn timeslices
+ * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
+ */
+#define _GNU_SOURCE
+#include "wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "andgate.h"
+#include "flags.h"
+
+static const struct ag_key backoff_keys[] = {
+    { "max_ns", 64, 100000000, NULL, "16000", "longest pause between two loads of the flag" },
+    { 0 } };
+static const struct ag_key hybrid_keys[] = {
+    { "spin_ns", 0, 10000000000L, NULL, "20000", "time to spin (paused) before sleeping in a futex" },
+    { 0 } };
+
+static const struct ag_kind wait_kinds[] = {
+    [AG_W_SPIN] = { "spin", "busy-wait, reloading the flag", "002 §II-B", NULL },
+    [AG_W_PAUSE] = { "pause", "busy-wait with a pause instruction per poll", "003 §4, §5", NULL },
+    [AG_W_BACKOFF] = { "backoff", "exponential backoff between polls", "003 §4", backoff_keys },
+    [AG_W_YIELD] = { "yield", "sched_yield between polls", "-", NULL },
+    [AG_W_BLOCK] = { "block", "futex sleep at once", "-", NULL },
+    [AG_W_HYBRID] = { "hybrid", "paused spin for a time budget, then futex sleep", "-", hybrid_keys },
+    [AG_W_AUTO] = { "auto", "hybrid with a budget chosen from usable CPUs against nthreads", "-", NULL },
+};
+
+static const struct ag_kind *wait_get(unsigned i) { return &wait_kinds[i]; }
+
+const struct ag_table ag_wait_table = { "wait policy", sizeof wait_kinds / sizeof wait_kinds[0], wait_get,
+                                        NULL };
+
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_waitpol *out)
+{
+    out->kind = (int)sp->index;
+    out->ns = sp->nkeys ? (uint64_t)sp->val[0] : 0;
+    if (out->kind == AG_W_AUTO) {
+        out->kind = AG_W_HYBRID;
+        out->ns = nthreads > ag_usable_cpus() ? 0 : AG_AUTO_SPIN_NS;
+    }
+}
+
+int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len)
+{
+    const struct ag_kind *k = &wait_kinds[wp->kind];
+    if (k->keys)
+        return snprintf(buf, len, "%s:%s=%llu", k->name, k->keys[0].name, (unsigned long long)wp->ns);
+    return snprintf(buf, len, "%s", k->name);
+}
+
+/* ---- futex ---- */
+
+static _Atomic uint32_t *futex_word(const ag_flags_t *f, uint32_t i)
+{
+    /* the low 32 bits of the 64-bit flag */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (_Atomic uint32_t *)(void *)&f->slots[i];
+#else
+    return (_Atomic uint32_t *)(void *)&f->slots[i] + 1;
+#endif
+}
+
+void ag_flag_wake(const ag_flags_t *f, uint32_t i)
+{
+    syscall(SYS_futex, futex_word(f, i), f->pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+            NULL, 0);
+}
+
+/* Sleep while flag i is unchanged; 0 when the condition holds, ETIMEDOUT past the deadline. */
+static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    int rc = 0;
+    struct timespec ts, *tsp = NULL;
+    if (deadline != AG_NO_DEADLINE) {
+        ts.tv_sec = (time_t)(deadline / 1000000000u);
+        ts.tv_nsec = (long)(deadline % 1000000000u);
+        tsp = &ts;
+    }
+    int op = FUTEX_WAIT_BITSET | (f->pshared ? 0 : FUTEX_PRIVATE_FLAG);
+    /* Announce the sleeper before the last look at the flag: a releaser stores the flag, then reads
+     * the sleeper count (both seq_cst), so either it sees us or we see its store. */
+    atomic_fetch_add_explicit(&f->sleepers[i], 1, memory_order_seq_cst);
+    for (;;) {
+        uint64_t x = atomic_load_explicit(&f->slots[i], memory_order_seq_cst);
+        if (ag_cond_holds(x, cond, v))
+            break;
+        if (deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline) {
+            rc = ETIMEDOUT;
+            break;
+        }
+        /* The kernel sleeps only while the low word still equals what we saw. */
+        syscall(SYS_futex, futex_word(f, i), op, (uint32_t)x, tsp, NULL, FUTEX_BITSET_MATCH_ANY);
+    }
+    atomic_fetch_sub_explicit(&f->sleepers[i], 1, memory_order_relaxed);
+    return rc;
+}
+
+#define DEADLINE_CHECK_EVERY 64u
+
+int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    const struct ag_waitpol *wp = f->wp;
+    unsigned it = 0;
+    switch (wp->kind) {
+    case AG_W_BLOCK:
+        return block(f, i, cond, v, deadline);
+    case AG_W_HYBRID: {
+        if (wp->ns == 0)
+            return block(f, i, cond, v, deadline);
+        uint64_t until = ag_now_ns() + wp->ns;
+        if (until > deadline)
+            until = deadline;
+        while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+            ag_cpu_relax();
+            if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= until)
+                return block(f, i, cond, v, deadline);
+        }
+        return 0;
+    }
+    case AG_W_BACKOFF: {
+        uint64_t d = 64;
+        while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+            uint64_t now = ag_now_ns(), t = now + d;
+            if (now >= deadline)
+                return ETIMEDOUT;
+            while (ag_now_ns() < t)
+                ag_cpu_relax();
+            d = d * 2 > wp->ns ? wp->ns : d * 2;
+        }
+        return 0;
+    }
+    default: /* spin, pause, yield */
+        while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+            if (wp->kind == AG_W_PAUSE)
+                ag_cpu_relax();
+            else if (wp->kind == AG_W_YIELD)
+                sched_yield();
+            if (++it % DEADLINE_CHECK_EVERY == 0 && deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline)
+                return ETIMEDOUT;
+        }
+        return 0;
+    }
+}

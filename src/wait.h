@@ -1,0 +1,50 @@
+/* wait.h — waiting policies (DESIGN.md: spin, pause, backoff, yield, block, hybrid, auto). */
+#ifndef AG_WAIT_H
+#define AG_WAIT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "spec.h"
+
+enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK, AG_W_HYBRID, AG_W_AUTO };
+
+/* A resolved policy ("auto" is resolved to hybrid with a budget). ns: backoff max_ns or hybrid spin_ns. */
+struct ag_waitpol {
+    int kind;
+    uint64_t ns;
+};
+
+/* The spin budget of "auto" while participants do not outnumber usable CPUs. Spinning for about the
+ * cost of a futex sleep and wake-up round trip, then blocking, is the classic 2-competitive rule. */
+#define AG_AUTO_SPIN_NS 20000u
+
+/* Resolve a parsed wait spec for nthreads participants. */
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_waitpol *out);
+/* "hybrid:spin_ns=20000" */
+int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
+/* Whether a policy may put a thread to sleep in the kernel (then flags keep sleeper counts). */
+static inline int ag_wait_may_block(const struct ag_waitpol *wp)
+{
+    return wp->kind == AG_W_BLOCK || wp->kind == AG_W_HYBRID;
+}
+
+static inline uint64_t ag_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void ag_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+#endif

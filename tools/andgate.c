@@ -1,0 +1,53 @@
+/* andgate — the CLI: list, info (bench and sim come with their own subcommand files). */
+#include <stdio.h>
+#include <string.h>
+
+#include "andgate.h"
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} cmds[] = {
+    { "list", cmd_list, "every algorithm with its parameters, defaults and source paper [--json]" },
+    { "info", cmd_info, "topology (cores, cache groups, NUMA nodes, packages) and usable CPUs [--json]" },
+};
+
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: andgate <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
+    fprintf(f, "\nandgate %s — docs/guide.md has the details\n", ANDGATE_VERSION_STRING);
+    return f == stderr ? 2 : 0;
+}
+
+void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+        return usage(stdout);
+    if (!strcmp(argv[1], "--version"))
+        return printf("andgate %s\n", ANDGATE_VERSION_STRING), 0;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "andgate: unknown command '%s'\n", argv[1]);
+    return usage(stderr);
+}

@@ -1,0 +1,12 @@
+/* cli.h — the andgate command line: one file per subcommand. */
+#ifndef AG_CLI_H
+#define AG_CLI_H
+
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* JSON string output with escaping */
+#include <stdio.h>
+void json_str(FILE *f, const char *s);
+
+#endif

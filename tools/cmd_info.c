@@ -1,0 +1,51 @@
+/* andgate info — the topology libandgate sees and the CPUs this process may use. */
+#include <stdio.h>
+#include <string.h>
+
+#include "andgate.h"
+#include "cli.h"
+#include "topo.h"
+#include "wait.h"
+
+int cmd_info(int argc, char **argv)
+{
+    int json = argc > 1 && !strcmp(argv[1], "--json");
+    if (argc > 1 && !json) {
+        fprintf(stderr, "usage: andgate info [--json]\n");
+        return 2;
+    }
+    const struct ag_topo *t = ag_topo_get();
+    int aff[1024];
+    unsigned naff = ag_affinity_cpus(aff, 1024), quota = ag_cgroup_cpu_limit(), usable = ag_usable_cpus();
+    if (json) {
+        printf("{\"source\":\"%s\",\"cache_level\":%d,\"cpus_online\":%u,\"cpus_affinity\":%u,"
+               "\"cgroup_cpu_limit\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"cpus\":[",
+               t->source, t->cache_level, t->ncpus, naff, quota, usable, AG_AUTO_SPIN_NS);
+        for (unsigned i = 0; i < t->ncpus; i++) {
+            const struct ag_cpuinfo *c = &t->cpu[i];
+            printf("%s{\"cpu\":%d,\"core\":%d,\"cache\":%d,\"numa\":%d,\"package\":%d}", i ? "," : "",
+                   c->cpu, c->core, c->cache, c->numa, c->package);
+        }
+        printf("]}\n");
+        return 0;
+    }
+    printf("topology source : %s\n", t->source);
+    printf("cpus online     : %u\n", t->ncpus);
+    printf("affinity mask   : %u cpus (", naff);
+    for (unsigned i = 0; i < naff; i++)
+        printf("%s%d", i ? "," : "", aff[i]);
+    printf(")\n");
+    if (quota)
+        printf("cgroup cpu.max  : %u cpus\n", quota);
+    else
+        printf("cgroup cpu.max  : unlimited\n");
+    printf("usable cpus     : %u  (wait=auto spins %u ns while nthreads <= %u, then blocks at once)\n",
+           usable, AG_AUTO_SPIN_NS, usable);
+    printf("cache group     : L%d\n\n", t->cache_level);
+    printf("  cpu  core  cache  numa  package\n");
+    for (unsigned i = 0; i < t->ncpus; i++) {
+        const struct ag_cpuinfo *c = &t->cpu[i];
+        printf("  %3d  %4d  %5d  %4d  %7d\n", c->cpu, c->core, c->cache, c->numa, c->package);
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+/* andgate list — every algorithm and wait policy with its keys, defaults and source (from the one
+ * table the parser uses, so this listing cannot drift from what ag_barrier_init accepts). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "spec.h"
+
+static void values(const struct ag_key *k, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned w = 0; k->words && k->words[w]; w++)
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", w ? "|" : "", k->words[w]);
+    if (k->min <= k->max && n < len)
+        snprintf(buf + n, len - n, "%s%ld..%ld", n ? "|" : "", k->min, k->max);
+}
+
+static void print_table(const struct ag_table *t, int json)
+{
+    for (unsigned i = 0; i < t->n; i++) {
+        const struct ag_kind *kind = t->get(i);
+        const struct ag_key *k;
+        if (json) {
+            printf("%s{\"name\":", i ? "," : "");
+            json_str(stdout, kind->name);
+            printf(",\"summary\":");
+            json_str(stdout, kind->summary);
+            printf(",\"source\":");
+            json_str(stdout, kind->source);
+            printf(",\"params\":[");
+        } else {
+            printf("%-14s %s\n", kind->name, kind->summary);
+            printf("%-14s source: %s\n", "", kind->source);
+        }
+        for (unsigned j = 0; (k = ag_spec_key(t, kind, j)); j++) {
+            char v[128];
+            values(k, v, sizeof v);
+            if (json) {
+                printf("%s{\"name\":", j ? "," : "");
+                json_str(stdout, k->name);
+                printf(",\"default\":");
+                json_str(stdout, k->def);
+                printf(",\"values\":");
+                json_str(stdout, v);
+                printf(",\"help\":");
+                json_str(stdout, k->help);
+                printf("}");
+            } else {
+                char kv[64];
+                snprintf(kv, sizeof kv, "%s=%s", k->name, k->def);
+                printf("%-14s   %-16s (%s) %s\n", "", kv, v, k->help);
+            }
+        }
+        printf(json ? "]}" : "\n");
+    }
+}
+
+int cmd_list(int argc, char **argv)
+{
+    int json = argc > 1 && !strcmp(argv[1], "--json");
+    if (argc > 1 && !json) {
+        fprintf(stderr, "usage: andgate list [--json]\n");
+        return 2;
+    }
+    if (json) {
+        printf("{\"algorithms\":[");
+        print_table(&ag_algo_table, 1);
+        printf("],\"wait_policies\":[");
+        print_table(&ag_wait_table, 1);
+        printf("]}\n");
+    } else {
+        printf("Algorithms (spec: name[:key=value,...]; every key shown with its default):\n\n");
+        print_table(&ag_algo_table, 0);
+        printf("Wait policies:\n\n");
+        print_table(&ag_wait_table, 0);
+    }
+    return 0;
+}
