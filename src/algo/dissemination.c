@@ -1,10 +1,56 @@
-/* dissemination — placeholder until the algorithm file lands (setup refuses with ENOTSUP). */
-#include <errno.h>
-
+/* dissemination — n-way dissemination barrier.
+ *
+ * Source: 003_614c4f6f0a5e5869.txt §3 (dsmn, the n-way dissemination barrier; ways = n - 1 partners per
+ *         round), 002_22d269b377cdac79.txt §II-B (DIS).
+ *
+ * No tree and no champion: in each of ceil(log_{W+1} n) rounds every participant signals W partners and
+ * waits for W signals (lib/dissem.c has the exchange and its invariant). Participants are numbered by
+ * topology position, so the first rounds pair neighbours that share caches.
+ * Cost: ceil(log_{W+1} n) rounds, each one line transfer deep (W concurrent transfers per participant);
+ * the shortest critical path of the catalogue while partners are close, but every round pays at least
+ * one remote transfer once participants span clusters (002 §IV).
+ * AG_SERIAL goes to the participant at topology position 0.
+ */
 #include "../algo.h"
+#include "lib/dissem.h"
 
-static int setup(const struct ag_setup *s, struct ag_layout *L) { (void)s, (void)L; return ENOTSUP; }
-static void reset(const struct ag_run *r) { (void)r; }
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t dl) { (void)r, (void)tid, (void)e, (void)dl; return ENOTSUP; }
+static const struct ag_key keys[] = {
+    { "ways", 1, 64, NULL, "1", "partners signalled per round (003's n-way: n = ways + 1)" },
+    { 0 } };
 
-const struct ag_algo ag_algo_dissemination = { { "dissemination", "placeholder", "-", NULL }, setup, reset, wait };
+struct dissemination {
+    struct ag_dissem d;
+    uint32_t serial;
+    uint32_t pos[]; /* topology position of each tid */
+};
+
+static int setup(const struct ag_setup *s, struct ag_layout *L)
+{
+    struct dissemination *st = ag_layout_state(L, sizeof *st + s->n * sizeof st->pos[0]);
+    if (!st)
+        return 0;
+    ag_dissem_setup(&st->d, s->n, (unsigned)s->p[0], L);
+    st->serial = s->order[0];
+    for (unsigned t = 0; t < s->n; t++)
+        st->pos[t] = s->rank[t];
+    return 0;
+}
+
+static void reset(const struct ag_run *r)
+{
+    const struct dissemination *st = r->st;
+    ag_dissem_reset(r, &st->d);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    const struct dissemination *st = r->st;
+    int rc = ag_dissem_run(r, &st->d, st->pos[tid], e, deadline);
+    return rc ? rc : tid == st->serial ? AG_SERIAL : 0;
+}
+
+const struct ag_algo ag_algo_dissemination = {
+    { "dissemination", "n-way dissemination: ceil(log_{ways+1} n) rounds of parallel signals",
+      "003 §3 dsmn; 002 §II-B DIS", keys },
+    setup, reset, wait,
+};

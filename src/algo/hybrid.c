@@ -1,10 +1,82 @@
-/* hybrid — placeholder until the algorithm file lands (setup refuses with ENOTSUP). */
-#include <errno.h>
-
+/* hybrid — centralized inside a group of CPUs, dissemination across the groups' leaders.
+ *
+ * Source: 003_614c4f6f0a5e5869.txt §4 "Hybrid Barrier" (dsmnH), Listing 1.1.
+ *
+ * "Rely on the centralized sense-reversing barrier for the intra-core phase, then revert to
+ * dissemination once a single thread remains per core." Participants are grouped by the topology
+ * level named by `group` (the SMT core in 003; here also the cache group or the NUMA node) or in blocks
+ * of N consecutive topology positions. Every participant increments its group's counter; the last one
+ * to arrive in a group becomes the group's leader for this episode (it is dynamic, as in Listing 1.1),
+ * runs the dissemination exchange among groups on the group's behalf, then resets the counter and
+ * releases its group through the group's release flag.
+ * Cost: inside a group, size-1 increments on a line the group's CPUs share cheaply; across groups,
+ * ceil(log2 G) dissemination rounds, each one (remote) line transfer deep.
+ * AG_SERIAL goes to the leader of group 0 (exactly one per episode).
+ */
 #include "../algo.h"
+#include "lib/dissem.h"
 
-static int setup(const struct ag_setup *s, struct ag_layout *L) { (void)s, (void)L; return ENOTSUP; }
-static void reset(const struct ag_run *r) { (void)r; }
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t dl) { (void)r, (void)tid, (void)e, (void)dl; return ENOTSUP; }
+static const char *const group_words[] = { "core", "cache", "numa", NULL };
+static const struct ag_key keys[] = {
+    { "group", 1, 1 << 20, group_words, "core",
+      "centralized inside each core | cache group | NUMA node, or blocks of N topology positions" },
+    { 0 } };
 
-const struct ag_algo ag_algo_hybrid = { { "hybrid", "placeholder", "-", NULL }, setup, reset, wait };
+struct hybrid {
+    struct ag_dissem d;
+    ag_frange_t count, release; /* by group */
+    uint32_t ngroups;
+    uint32_t tab[];             /* [0, n): group of each tid; [n, n + ngroups): size of each group */
+};
+
+static int setup(const struct ag_setup *s, struct ag_layout *L)
+{
+    long g = s->p[0];
+    unsigned ng = g > 0 ? (s->n + (unsigned)g - 1) / (unsigned)g : s->ngroups[-g - 1];
+    struct hybrid *st = ag_layout_state(L, sizeof *st + (s->n + ng) * sizeof st->tab[0]);
+    if (!st)
+        return 0;
+    st->ngroups = ng;
+    for (unsigned t = 0; t < s->n; t++) {
+        /* word values -1, -2, -3 are core, cache, numa: AG_LVL_CORE, AG_LVL_CACHE, AG_LVL_NUMA */
+        unsigned grp = g > 0 ? s->rank[t] / (unsigned)g : s->group[-g - 1][t];
+        st->tab[t] = grp;
+        st->tab[s->n + grp]++;
+    }
+    st->count = ag_flags_alloc(L, ng, 1, AG_PAD);
+    st->release = ag_flags_alloc(L, ng, 1, AG_PAD);
+    ag_dissem_setup(&st->d, ng, 1, L);
+    return 0;
+}
+
+static void reset(const struct ag_run *r)
+{
+    const struct hybrid *st = r->st;
+    for (uint32_t g = 0; g < st->ngroups; g++) {
+        flag_store(&r->fl, ag_at(st->count, g), 0);
+        flag_store(&r->fl, ag_at(st->release, g), r->epoch0);
+    }
+    ag_dissem_reset(r, &st->d);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    const struct hybrid *st = r->st;
+    uint32_t g = st->tab[tid], size = st->tab[r->n + g];
+    if (flag_fetch_add(&r->fl, ag_at(st->count, g), 1) != size - 1)
+        return flag_wait(&r->fl, ag_at(st->release, g), AG_GE, e + 1, deadline);
+    /* last in the group: the whole group has arrived; synchronize with the other groups' leaders */
+    int rc = ag_dissem_run(r, &st->d, g, e, deadline);
+    if (rc)
+        return rc;
+    /* nobody of this group can arrive again before the release below: the reset is race-free */
+    flag_store(&r->fl, ag_at(st->count, g), 0);
+    flag_store(&r->fl, ag_at(st->release, g), e + 1);
+    return g == 0 ? AG_SERIAL : 0;
+}
+
+const struct ag_algo ag_algo_hybrid = {
+    { "hybrid", "centralized inside a group, dissemination across group leaders", "003 §4 dsmnH, Listing 1.1",
+      keys },
+    setup, reset, wait,
+};

@@ -1,10 +1,60 @@
-/* linear — placeholder until the algorithm file lands (setup refuses with ENOTSUP). */
-#include <errno.h>
-
+/* linear — the master gathers per-participant arrival flags, then releases everyone.
+ *
+ * Source: 000_15c0f7e7309a66d9.txt §2 (the Pool barrier: a master polls a pool of arrival flags) and
+ *         the linear gather/release barrier of LLVM's OpenMP runtime (libomp "linear").
+ *
+ * Every participant but the master stores the next episode number into its own arrival flag (its own
+ * cache line: no contended read-modify-write at all) and polls the release flag. The master (topology
+ * position 0) polls the n - 1 arrival flags in turn, then stores the release flag.
+ * Cost: n - 1 line transfers serialized at the master, then one store read by n - 1 pollers.
+ */
 #include "../algo.h"
 
-static int setup(const struct ag_setup *s, struct ag_layout *L) { (void)s, (void)L; return ENOTSUP; }
-static void reset(const struct ag_run *r) { (void)r; }
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t dl) { (void)r, (void)tid, (void)e, (void)dl; return ENOTSUP; }
+struct linear {
+    uint32_t master, release;
+    ag_frange_t arrive; /* by tid */
+};
 
-const struct ag_algo ag_algo_linear = { { "linear", "placeholder", "-", NULL }, setup, reset, wait };
+static int setup(const struct ag_setup *s, struct ag_layout *L)
+{
+    struct linear *st = ag_layout_state(L, sizeof *st);
+    if (!st)
+        return 0;
+    st->master = s->order[0];
+    st->release = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    st->arrive = ag_flags_alloc(L, s->n, 1, AG_PAD);
+    return 0;
+}
+
+static void reset(const struct ag_run *r)
+{
+    const struct linear *st = r->st;
+    flag_store(&r->fl, st->release, r->epoch0);
+    for (unsigned t = 0; t < r->n; t++)
+        flag_store(&r->fl, ag_at(st->arrive, t), r->epoch0);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    const struct linear *st = r->st;
+    if (tid != st->master) {
+        flag_store(&r->fl, ag_at(st->arrive, tid), e + 1);
+        return flag_wait(&r->fl, st->release, AG_GE, e + 1, deadline);
+    }
+    /* gather: after this loop every participant has arrived (acquire on each flag) */
+    for (unsigned t = 0; t < r->n; t++) {
+        if (t == tid)
+            continue;
+        int rc = flag_wait(&r->fl, ag_at(st->arrive, t), AG_GE, e + 1, deadline);
+        if (rc)
+            return rc;
+    }
+    flag_store(&r->fl, st->release, e + 1);
+    return AG_SERIAL;
+}
+
+const struct ag_algo ag_algo_linear = {
+    { "linear", "master gathers per-participant arrival flags, then releases", "000 §2 Pool; libomp linear",
+      NULL },
+    setup, reset, wait,
+};

@@ -1,10 +1,59 @@
-/* ticket — placeholder until the algorithm file lands (setup refuses with ENOTSUP). */
-#include <errno.h>
-
+/* ticket — ticket barrier.
+ *
+ * Source: 000_15c0f7e7309a66d9.txt §2 (the Ticket barrier of the software suite).
+ *
+ * Like a ticket lock: every arrival takes the next ticket with one atomic increment of a counter that is
+ * never reset per episode; ticket t belongs to batch k = t / n, and the holder of the last ticket of a
+ * batch (t mod n == n - 1) announces "now serving k + 1", which releases the batch. No counter reset
+ * sits on the critical path. Batches are numbered modulo M = 2^32 (the serving flag changes its low
+ * 32 bits every episode, as futex waiting needs); when the ticket counter reaches n·M the last arriver
+ * of that batch rebases it to 0 — safe, because no ticket of the next batch can be taken before it
+ * releases the batch.
+ * Cost: n serialized increments on the ticket line, one store read by n - 1 pollers.
+ */
 #include "../algo.h"
 
-static int setup(const struct ag_setup *s, struct ag_layout *L) { (void)s, (void)L; return ENOTSUP; }
-static void reset(const struct ag_run *r) { (void)r; }
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t dl) { (void)r, (void)tid, (void)e, (void)dl; return ENOTSUP; }
+#define BATCHES (UINT64_C(1) << 32)
 
-const struct ag_algo ag_algo_ticket = { { "ticket", "placeholder", "-", NULL }, setup, reset, wait };
+struct ticket {
+    uint32_t next, serving;
+};
+
+static int setup(const struct ag_setup *s, struct ag_layout *L)
+{
+    (void)s;
+    struct ticket *st = ag_layout_state(L, sizeof *st);
+    if (!st)
+        return 0;
+    st->next = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    st->serving = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    return 0;
+}
+
+static void reset(const struct ag_run *r)
+{
+    const struct ticket *st = r->st;
+    uint64_t k0 = r->epoch0 % BATCHES; /* tests start near the batch wrap-around */
+    flag_store(&r->fl, st->next, k0 * r->n);
+    flag_store(&r->fl, st->serving, k0);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    (void)tid, (void)e;
+    const struct ticket *st = r->st;
+    uint64_t t = flag_fetch_add(&r->fl, st->next, 1);
+    uint64_t k = t / r->n, next = (k + 1) % BATCHES;
+    if (t % r->n != r->n - 1)
+        return flag_wait(&r->fl, st->serving, AG_EQ, next, deadline);
+    /* the last ticket of batch k: everyone of the batch has arrived and nobody holds a later ticket */
+    if (t + 1 == BATCHES * r->n)
+        flag_store(&r->fl, st->next, 0);
+    flag_store(&r->fl, st->serving, next);
+    return AG_SERIAL;
+}
+
+const struct ag_algo ag_algo_ticket = {
+    { "ticket", "ticket barrier: one fetch-and-increment per arrival, no per-episode reset", "000 §2", NULL },
+    setup, reset, wait,
+};

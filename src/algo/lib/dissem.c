@@ -1,0 +1,37 @@
+/* dissem.c — n-way dissemination exchange (see dissem.h). */
+#include "dissem.h"
+
+void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, struct ag_layout *L)
+{
+    d->nodes = nodes;
+    d->ways = ways;
+    d->rounds = ag_ceil_log(nodes, ways + 1);
+    d->flags = ag_flags_alloc(L, nodes * d->rounds * ways, 1, AG_PAD);
+}
+
+void ag_dissem_reset(const struct ag_run *r, const struct ag_dissem *d)
+{
+    for (uint32_t k = 0; k < d->nodes * d->rounds * d->ways; k++)
+        flag_store(&r->fl, ag_at(d->flags, k), r->epoch0);
+}
+
+static uint32_t flag_of(const struct ag_dissem *d, uint32_t q, uint32_t round, uint32_t j)
+{
+    return ag_at(d->flags, (q * d->rounds + round) * d->ways + (j - 1));
+}
+
+int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline)
+{
+    uint64_t dist = 1; /* (W+1)^round */
+    for (uint32_t round = 0; round < d->rounds; round++, dist *= d->ways + 1) {
+        /* signal first, so the W partners of this round proceed in parallel with our waiting */
+        for (uint32_t j = 1; j <= d->ways && j * dist < d->nodes; j++)
+            flag_store(&r->fl, flag_of(d, (uint32_t)((q + j * dist) % d->nodes), round, j), e + 1);
+        for (uint32_t j = 1; j <= d->ways && j * dist < d->nodes; j++) {
+            int rc = flag_wait(&r->fl, flag_of(d, q, round, j), AG_GE, e + 1, deadline);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}

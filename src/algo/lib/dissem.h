@@ -1,0 +1,31 @@
+/* dissem.h — the n-way dissemination exchange, shared by `dissemination` (over participants) and
+ * `hybrid` (over group leaders).
+ *
+ * Source: 003_614c4f6f0a5e5869.txt §3 (dsmn: n-way dissemination), 002_22d269b377cdac79.txt §II-B (DIS),
+ *         after Hensgen, Finkel and Manber's dissemination barrier.
+ *
+ * R = ceil(log_{W+1} N) rounds for N nodes and W ways. In round r node q signals nodes
+ * q + j·(W+1)^r (mod N) for j = 1..W and waits for the W signals of nodes q - j·(W+1)^r. After round r
+ * a node has heard, directly or transitively, from its (W+1)^(r+1) - 1 predecessors, so after R rounds
+ * from all of them. A signal with j·(W+1)^r >= N adds nothing (the j-1 signal already completed the
+ * coverage) and is skipped by sender and receiver alike.
+ * Every (receiver, round, j) has its own flag holding the number of the next episode; a sender can be at
+ * most one episode ahead of its receiver, so receivers wait for "e + 1 or later" (AG_GE) and no flag is
+ * ever reset.
+ */
+#ifndef AG_DISSEM_H
+#define AG_DISSEM_H
+
+#include "../../algo.h"
+
+struct ag_dissem {
+    uint32_t nodes, ways, rounds;
+    ag_frange_t flags; /* element ((q * rounds) + r) * ways + (j - 1) */
+};
+
+void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, struct ag_layout *L);
+void ag_dissem_reset(const struct ag_run *r, const struct ag_dissem *d);
+/* Node q's part of episode e; 0 or the error a wait returned. */
+int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline);
+
+#endif
