@@ -1,1 +1,92 @@
-int main(void){return 0;}
+/* test_spec.c — the one spec parser: defaults, canonical form round trips, and rejection of every
+ * malformed string with a message naming what was expected. */
+#include <errno.h>
+#include <string.h>
+
+#include "check.h"
+#include "spec.h"
+
+static void roundtrip(const struct ag_table *t, const char *s)
+{
+    struct ag_spec a, b;
+    char msg[256], canon[256], canon2[256];
+    int rc = ag_spec_parse(t, s, &a, msg, sizeof msg);
+    CHECK(rc == 0, "parse '%s': %s", s, msg);
+    if (rc)
+        return;
+    ag_spec_format(t, &a, canon, sizeof canon);
+    CHECK(ag_spec_parse(t, canon, &b, msg, sizeof msg) == 0, "reparse '%s': %s", canon, msg);
+    ag_spec_format(t, &b, canon2, sizeof canon2);
+    CHECK(strcmp(canon, canon2) == 0 && a.index == b.index && memcmp(a.val, b.val, sizeof a.val) == 0,
+          "'%s' -> '%s' -> '%s'", s, canon, canon2);
+}
+
+static void bad(const struct ag_table *t, const char *s, const char *want)
+{
+    struct ag_spec a;
+    char msg[256] = "untouched";
+    int rc = ag_spec_parse(t, s, &a, msg, sizeof msg);
+    CHECK(rc == EINVAL, "'%s' accepted", s);
+    CHECK(strstr(msg, want) != NULL, "'%s': message '%s' lacks '%s'", s, msg, want);
+}
+
+int main(void)
+{
+    /* every algorithm and wait policy parses by bare name, with all defaults, and round-trips */
+    CHECK(ag_algo_table.n == 11, "11 algorithms, have %u", ag_algo_table.n);
+    for (unsigned i = 0; i < ag_algo_table.n; i++)
+        roundtrip(&ag_algo_table, ag_algo_table.get(i)->name);
+    for (unsigned i = 0; i < ag_wait_table.n; i++)
+        roundtrip(&ag_wait_table, ag_wait_table.get(i)->name);
+    roundtrip(&ag_algo_table, "stour:fanin=8,pad=packed,wake=global,line=128");
+    roundtrip(&ag_algo_table, "hybrid:group=7");
+    roundtrip(&ag_algo_table, "hybrid:group=numa");
+    roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
+    roundtrip(&ag_wait_table, "backoff:max_ns=100000");
+
+    /* defaults and canonical form */
+    struct ag_spec sp;
+    char msg[256], canon[256];
+    CHECK(ag_spec_parse(&ag_algo_table, "dissemination", &sp, msg, sizeof msg) == 0, "%s", msg);
+    ag_spec_format(&ag_algo_table, &sp, canon, sizeof canon);
+    CHECK(strcmp(canon, "dissemination:ways=1,line=64") == 0, "canonical: %s", canon);
+    CHECK(ag_spec_parse(&ag_algo_table, "stour", &sp, msg, sizeof msg) == 0, "%s", msg);
+    ag_spec_format(&ag_algo_table, &sp, canon, sizeof canon);
+    CHECK(strcmp(canon, "stour:fanin=4,pad=line,wake=numa,line=64") == 0, "002's optimized default: %s", canon);
+    CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=12", &sp, msg, sizeof msg) == 0 && sp.val[0] == 12,
+          "integer group");
+    CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=cache", &sp, msg, sizeof msg) == 0 && sp.val[0] == -2,
+          "word group");
+
+    /* truncation never overflows: a 4-byte buffer still gets a NUL-terminated prefix */
+    char tiny[4];
+    CHECK(ag_spec_parse(&ag_algo_table, "nosuch", &sp, tiny, sizeof tiny) == EINVAL && strlen(tiny) == 3,
+          "truncated message '%s'", tiny);
+    CHECK(ag_spec_parse(&ag_algo_table, "nosuch", &sp, NULL, 0) == EINVAL, "NULL message buffer");
+
+    /* malformed */
+    bad(&ag_algo_table, NULL, "empty algorithm spec; expected one of: central, counting, ticket");
+    bad(&ag_algo_table, "", "empty algorithm spec");
+    bad(&ag_algo_table, "Central", "unknown algorithm 'Central'");
+    bad(&ag_algo_table, "central:", "empty key list");
+    bad(&ag_algo_table, "central,line=64", "unknown algorithm 'central,line=64'");
+    bad(&ag_algo_table, "central:line", "'line' is not key=value");
+    bad(&ag_algo_table, "central:=64", "unknown key ''");
+    bad(&ag_algo_table, "central:line=", "bad value '' for line");
+    bad(&ag_algo_table, "central:line=64,", "is not key=value");
+    bad(&ag_algo_table, "central:ways=2", "unknown key 'ways'; expected one of: line");
+    bad(&ag_algo_table, "mcs:line=64,line=128", "given twice");
+    bad(&ag_algo_table, "dissemination:ways=0", "bad value '0' for ways; expected an integer in 1..64");
+    bad(&ag_algo_table, "dissemination:ways=65", "expected an integer in 1..64");
+    bad(&ag_algo_table, "dissemination:ways=2x", "bad value '2x'");
+    bad(&ag_algo_table, "dissemination:ways=+2", "bad value '+2'");
+    bad(&ag_algo_table, "dissemination:ways=99999999999999999999999", "bad value");
+    bad(&ag_algo_table, "combining:arity=1", "bad value '1' for arity");
+    bad(&ag_algo_table, "combining:wake=numa", "expected one of global|tree");
+    bad(&ag_algo_table, "stour:fanin=1", "bad value '1' for fanin");
+    bad(&ag_algo_table, "hybrid:group=0", "expected one of core|cache|numa or an integer in 1..");
+    bad(&ag_wait_table, "spin:spin_ns=5", "unknown key 'spin_ns'; expected one of: none");
+    bad(&ag_wait_table, "hybrid:spin_ns=abc", "bad value 'abc' for spin_ns");
+    bad(&ag_wait_table, "futex", "unknown wait policy 'futex'; expected one of: spin, pause, backoff, yield, block, hybrid, auto");
+    return check_done();
+}

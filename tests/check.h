@@ -1,0 +1,28 @@
+/* check.h — a minimal assertion counter for the unit tests: CHECK(cond, fmt, ...) records a pass or
+ * prints the failure; check_done() prints "N passed, N failed" and returns the exit code. */
+#ifndef AG_CHECK_H
+#define AG_CHECK_H
+
+#include <stdio.h>
+
+static int check_passed, check_failed;
+
+#define CHECK(cond, ...)                                                          \
+    do {                                                                          \
+        if (cond) {                                                               \
+            check_passed++;                                                       \
+        } else {                                                                  \
+            check_failed++;                                                       \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                \
+            printf(__VA_ARGS__);                                                  \
+            printf("\n");                                                         \
+        }                                                                         \
+    } while (0)
+
+static inline int check_done(void)
+{
+    printf("%d passed, %d failed\n", check_passed, check_failed);
+    return check_failed ? 1 : 0;
+}
+
+#endif
