@@ -88,10 +88,9 @@ static void random_delay(unsigned *seed)
     if (r < 60)
         return;
     if (r < 90) {
-        volatile unsigned x = 0;
         unsigned spins = xorshift(seed) % 2000;
         for (unsigned i = 0; i < spins; i++)
-            x += i;
+            __asm__ __volatile__("" ::: "memory"); /* a busy delay the compiler keeps */
     } else if (r < 97) {
         sched_yield();
     } else {

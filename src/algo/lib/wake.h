@@ -34,7 +34,9 @@ struct ag_wake {
 size_t ag_wake_table_bytes(unsigned n, uint32_t kind);
 
 /* Allocate the flags and fill the table; state is the algorithm's state block, table_off the offset
- * where ag_wake_table_bytes() bytes were reserved for it. */
+ * where ag_wake_table_bytes() bytes were reserved for it (ag_layout_state may be called once, so size
+ * the state block with ag_wake_table_bytes() before allocating it). For AG_WAKE_GLOBAL there is no
+ * table and state/table_off are ignored. */
 void ag_wake_setup(struct ag_wake *w, uint32_t kind, const struct ag_setup *s, struct ag_layout *L, void *state,
                    uint32_t table_off);
 
