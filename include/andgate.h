@@ -27,6 +27,12 @@ extern "C" {
 #define ANDGATE_VERSION_PATCH 0
 #define ANDGATE_VERSION_STRING "0.1.0"
 
+#if defined(__GNUC__)
+#define AG_API __attribute__((visibility("default")))
+#else
+#define AG_API
+#endif
+
 typedef struct ag_barrier ag_barrier_t;
 
 /* ag_config_t.flags */
@@ -49,29 +55,29 @@ typedef struct ag_config {
 /* Create a barrier. On success *out owns it and 0 is returned; on failure *out is untouched.
  * EINVAL: nthreads == 0, NULL out/cfg, bad spec string, bad cpus[] entry, unknown flags.
  * ENOTSUP: a flag this build does not implement. ENOMEM: allocation failed. */
-int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg);
+AG_API int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg);
 
 /* Participant tid (0..nthreads-1, distinct within an episode) waits until all nthreads arrived.
  * Returns AG_SERIAL in exactly one participant per episode, 0 in the others, EINVAL for a NULL
  * barrier or tid >= nthreads. Writes made before arriving are visible to every participant after. */
-int ag_barrier_wait(ag_barrier_t *b, unsigned tid);
+AG_API int ag_barrier_wait(ag_barrier_t *b, unsigned tid);
 
 /* Free the barrier. EBUSY (and nothing freed) while a participant is inside ag_barrier_wait. */
-int ag_barrier_destroy(ag_barrier_t *b);
+AG_API int ag_barrier_destroy(ag_barrier_t *b);
 
 /* The resolved configuration, e.g. "dissemination:ways=1,line=64 wait=hybrid:spin_ns=20000". */
-const char *ag_barrier_describe(const ag_barrier_t *b);
+AG_API const char *ag_barrier_describe(const ag_barrier_t *b);
 
 /* A message for any code returned by this library (never NULL). */
-const char *ag_strerror(int err);
+AG_API const char *ag_strerror(int err);
 
 /* Validate a configuration without creating a barrier. Returns what ag_barrier_init would return for
  * a bad configuration (EINVAL, ENOTSUP) or 0, and writes a message saying what was wrong and what was
  * expected into msg (NUL-terminated, truncated to msglen; msg may be NULL when msglen is 0). */
-int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
+AG_API int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
 
 /* The number of CPUs this process may use: its affinity mask, capped by a cgroup cpu.max quota. */
-unsigned ag_usable_cpus(void);
+AG_API unsigned ag_usable_cpus(void);
 
 #ifdef __cplusplus
 }
