@@ -50,7 +50,8 @@ struct ag_setup {
     unsigned line;          /* cache line size in bytes (64 or 128) */
     const unsigned *rank;   /* rank[tid]: position of tid in topology order (package, NUMA, cache, core) */
     const unsigned *order;  /* order[rank] = tid */
-    /* group ids per tid, dense from 0, for group levels: */
+    /* group ids per tid for the core, cache and NUMA levels: dense from 0, each group a contiguous run
+     * of ranks, ids increasing with rank (shape.c guarantees it; wake.c relies on it) */
     const unsigned *group[3];   /* AG_LVL_CORE, AG_LVL_CACHE, AG_LVL_NUMA */
     unsigned ngroups[3];
 };

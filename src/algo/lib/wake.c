@@ -54,7 +54,9 @@ void ag_wake_setup(struct ag_wake *w, uint32_t kind, const struct ag_setup *s, s
     }
     w->local = ag_flags_alloc(L, n, 1, AG_PAD);
     uint32_t *bypos = malloc((size_t)n * ROW * sizeof *bypos);
-    unsigned *gpos = malloc((size_t)n * sizeof *gpos);
+    /* calloc, not malloc: gcc -O2 without -fPIC (an executable, or a test compiling wake.c directly)
+     * reports gpos maybe-uninitialized when passed to ag_wake_numa_children, fatal under -Werror */
+    unsigned *gpos = calloc(n ? n : 1, sizeof *gpos);
     if (!bypos || !gpos || !state) {
         free(bypos), free(gpos);
         L->oom = 1;
