@@ -234,24 +234,48 @@ static int hwloc_fill(struct ag_topo *t)
 }
 #endif
 
-static struct ag_topo topo;
-static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
-
-static void topo_load(void)
+int ag_topo_read(struct ag_topo *t, int source)
 {
+    *t = (struct ag_topo){ 0 };
+    if (source == AG_TOPO_HWLOC) {
 #ifdef AG_HAVE_HWLOC
-    if (hwloc_fill(&topo) == 0)
-        return;
+        return hwloc_fill(t);
+#else
+        return -1;
 #endif
+    }
     struct cpuvec cv = { 0 };
     if (read_cpulist("/sys/devices/system/cpu/online", push_cpu, &cv) < 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         for (long c = 0; c < (n > 0 ? n : 1); c++)
             push_cpu((int)c, &cv);
     }
-    topo.cpu = cv.v;
-    topo.ncpus = cv.n;
-    sysfs_fill(&topo);
+    if (!cv.n) /* out of memory: one CPU, nothing known about it */
+        return -1;
+    t->cpu = cv.v;
+    t->ncpus = cv.n;
+    sysfs_fill(t);
+    return 0;
+}
+
+void ag_topo_free(struct ag_topo *t)
+{
+    free(t->cpu);
+    *t = (struct ag_topo){ 0 };
+}
+
+static struct ag_topo topo;
+static struct ag_cpuinfo topo_fallback_cpu = { 0, 0, 0, 0, 0 };
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+
+/* hwloc when built with it, unless ANDGATE_TOPOLOGY=sysfs; sysfs otherwise; never an empty topology */
+static void topo_load(void)
+{
+    const char *want = getenv("ANDGATE_TOPOLOGY");
+    int sysfs_only = want && strcmp(want, "sysfs") == 0;
+    if ((!sysfs_only && ag_topo_read(&topo, AG_TOPO_HWLOC) == 0) || ag_topo_read(&topo, AG_TOPO_SYSFS) == 0)
+        return;
+    topo = (struct ag_topo){ "none", 1, &topo_fallback_cpu, 0 };
 }
 
 const struct ag_topo *ag_topo_get(void)

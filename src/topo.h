@@ -19,7 +19,15 @@ struct ag_topo {
     int cache_level;         /* the level `cache` groups by (2 or 3), 0 if unknown */
 };
 
-/* The machine topology, read once (thread-safe) and kept for the life of the process; never NULL. */
+enum { AG_TOPO_HWLOC = 0, AG_TOPO_SYSFS = 1 };
+
+/* Read the topology from one source into *t (free with ag_topo_free); 0, or -1 when that source is
+ * unavailable (hwloc not built in, or failing). */
+int ag_topo_read(struct ag_topo *t, int source);
+void ag_topo_free(struct ag_topo *t);
+
+/* The machine topology used by libandgate: hwloc when built with it (ANDGATE_TOPOLOGY=sysfs forces
+ * sysfs), else sysfs; read once (thread-safe) and kept for the life of the process; never NULL. */
 const struct ag_topo *ag_topo_get(void);
 /* Information about one CPU; NULL if it is not online. */
 const struct ag_cpuinfo *ag_topo_cpu(const struct ag_topo *t, int cpu);

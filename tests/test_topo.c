@@ -1,0 +1,111 @@
+/* test_topo.c — topology invariants, hwloc and sysfs agreeing on this machine, usable CPUs, and the
+ * participant shapes (rank order, groups) built from cfg.cpus. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "andgate.h"
+#include "check.h"
+#include "shape.h"
+#include "topo.h"
+
+static void invariants(const struct ag_topo *t, const char *src)
+{
+    CHECK(t->ncpus >= 1, "%s: no CPUs", src);
+    for (unsigned i = 0; i < t->ncpus; i++) {
+        const struct ag_cpuinfo *a = &t->cpu[i];
+        CHECK(a->core >= 0 && a->cache >= 0 && a->numa >= 0 && a->package >= 0, "%s: cpu %d has unknown ids",
+              src, a->cpu);
+        if (i)
+            CHECK(t->cpu[i - 1].cpu < a->cpu, "%s: cpus not sorted at %u", src, i);
+        CHECK(ag_topo_cpu(t, a->cpu) == a, "%s: lookup of cpu %d", src, a->cpu);
+        for (unsigned j = 0; j < t->ncpus; j++) {
+            const struct ag_cpuinfo *b = &t->cpu[j];
+            if (a->core == b->core && a->package == b->package)
+                CHECK(a->cache == b->cache && a->numa == b->numa, "%s: SMT siblings %d, %d split", src, a->cpu,
+                      b->cpu);
+            if (a->cache == b->cache)
+                CHECK(a->package == b->package, "%s: cache group %d spans packages", src, a->cache);
+        }
+    }
+    CHECK(ag_topo_cpu(t, -1) == NULL && ag_topo_cpu(t, 1 << 20) == NULL, "%s: absent CPUs found", src);
+}
+
+/* same partition of CPUs under a field */
+static int same_partition(const struct ag_topo *x, const struct ag_topo *y, size_t off)
+{
+    if (x->ncpus != y->ncpus)
+        return 0;
+    for (unsigned i = 0; i < x->ncpus; i++)
+        for (unsigned j = 0; j < x->ncpus; j++) {
+            int ex = *(const int *)((const char *)&x->cpu[i] + off) == *(const int *)((const char *)&x->cpu[j] + off);
+            int ey = *(const int *)((const char *)&y->cpu[i] + off) == *(const int *)((const char *)&y->cpu[j] + off);
+            if (ex != ey || x->cpu[i].cpu != y->cpu[i].cpu)
+                return 0;
+        }
+    return 1;
+}
+
+int main(void)
+{
+    const struct ag_topo *t = ag_topo_get();
+    invariants(t, t->source);
+
+    struct ag_topo sys, hw;
+    CHECK(ag_topo_read(&sys, AG_TOPO_SYSFS) == 0, "sysfs topology");
+    invariants(&sys, "sysfs");
+    if (ag_topo_read(&hw, AG_TOPO_HWLOC) == 0) {
+        invariants(&hw, "hwloc");
+        CHECK(same_partition(&hw, &sys, offsetof(struct ag_cpuinfo, core)), "hwloc and sysfs cores differ");
+        CHECK(same_partition(&hw, &sys, offsetof(struct ag_cpuinfo, numa)), "NUMA nodes differ");
+        CHECK(same_partition(&hw, &sys, offsetof(struct ag_cpuinfo, package)), "packages differ");
+        CHECK(hw.cache_level != sys.cache_level || same_partition(&hw, &sys, offsetof(struct ag_cpuinfo, cache)),
+              "cache groups at L%d differ", hw.cache_level);
+        ag_topo_free(&hw);
+    } else {
+        printf("note: built without hwloc; sysfs only\n");
+    }
+    ag_topo_free(&sys);
+
+    /* usable CPUs: affinity capped by the cgroup quota */
+    int aff[CPU_SETSIZE];
+    unsigned naff = ag_affinity_cpus(aff, CPU_SETSIZE), q = ag_cgroup_cpu_limit(), u = ag_usable_cpus();
+    CHECK(naff >= 1 && u >= 1 && u <= naff, "usable %u of affinity %u", u, naff);
+    CHECK(!q || u <= q, "usable %u above the cgroup limit %u", u, q);
+    for (unsigned i = 0; i < naff; i++)
+        CHECK(ag_topo_cpu(t, aff[i]) != NULL, "affinity cpu %d not in the topology", aff[i]);
+
+    /* shapes: cfg.cpus orders participants by topology, CPU, then tid */
+    struct ag_shape sh;
+    int last = t->cpu[t->ncpus - 1].cpu, first = t->cpu[0].cpu;
+    int cpus[6] = { last, first, last, first, first, last };
+    CHECK(ag_shape_build(&sh, 6, cpus, NULL, 0) == 0, "shape");
+    for (unsigned r = 0; r < 6; r++) {
+        CHECK(sh.rank[sh.order[r]] == r, "rank/order inverse at %u", r);
+        if (r)
+            CHECK(cpus[sh.order[r - 1]] <= cpus[sh.order[r]] || t->ncpus == 1, "rank order by cpu at %u", r);
+    }
+    CHECK(sh.order[0] == 1 && sh.order[1] == 3 && sh.order[2] == 4, "participants on the first CPU first, by tid");
+    for (int l = 0; l < 3; l++)
+        for (unsigned r = 1; r < 6; r++) {
+            unsigned a = sh.group[l][sh.order[r - 1]], b = sh.group[l][sh.order[r]];
+            CHECK(b == a || b == a + 1, "level %d groups contiguous and increasing in rank order", l);
+        }
+    CHECK(sh.ngroups[AG_LVL_CORE] == (t->ncpus > 1 && t->cpu[0].core != t->cpu[t->ncpus - 1].core ? 2u : 1u),
+          "two cores, two core groups (%u)", sh.ngroups[AG_LVL_CORE]);
+    ag_shape_free(&sh);
+
+    char msg[128];
+    int bad[2] = { first, -3 };
+    CHECK(ag_shape_build(&sh, 2, bad, msg, sizeof msg) == EINVAL && strstr(msg, "cpus[1] = -3"), "bad cpu: %s",
+          msg);
+    /* default placement: participant i on the i-th affinity CPU, wrapping */
+    CHECK(ag_shape_build(&sh, 5, NULL, NULL, 0) == 0, "default shape");
+    CHECK(sh.ngroups[AG_LVL_CORE] <= naff, "default placement uses affinity CPUs");
+    ag_shape_free(&sh);
+    return check_done();
+}
