@@ -89,11 +89,6 @@ static void push_cpu(int cpu, void *arg)
     cv->v[cv->n++] = (struct ag_cpuinfo){ cpu, -1, -1, -1, -1 };
 }
 
-static int cmp_cpu(const void *a, const void *b)
-{
-    const struct ag_cpuinfo *x = a, *y = b;
-    return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
 
 /* The first CPU of the group sharing cache index `idx` of cpu, used as the group id; -1 if absent. */
 static int sysfs_cache(int cpu, int level_wanted, int *shared_by_many)
@@ -176,6 +171,12 @@ static void sysfs_fill(struct ag_topo *t)
 }
 
 #ifdef AG_HAVE_HWLOC
+static int cmp_cpu(const void *a, const void *b)
+{
+    const struct ag_cpuinfo *x = a, *y = b;
+    return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
 static int hwloc_fill(struct ag_topo *t)
 {
     hwloc_topology_t h;
