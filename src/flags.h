@@ -9,7 +9,8 @@
  *   flag_fetch_add(f, i, d)       acq_rel read-modify-write, returns the old value (wakes sleepers)
  *   flag_cas(f, i, &exp, want)    acq_rel compare-and-swap, returns 1 on success, else updates exp
  *   flag_put(f, i, v)             release store without wake-up, only for flags nobody waits on
- *                                 (a participant's private episode number)
+ *                                 (a participant's episode number, a counter reset); an ordinary
+ *                                 shared store in every other respect
  *   flag_wait(f, i, cond, v, dl)  wait until flag i satisfies cond against v, with the barrier's
  *                                 wait policy, until the absolute CLOCK_MONOTONIC deadline dl (ns,
  *                                 AG_NO_DEADLINE for none). Returns 0 or an error code to pass up.
