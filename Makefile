@@ -34,12 +34,12 @@ test-clang:
 
 # Sanitizer builds run the semantics suite with fewer episodes (they are 5-20x slower).
 test-tsan:
-	CC=clang cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=thread -DAG_TEST_EPISODES=40 >/dev/null
+	CC=clang cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=thread -DAG_TEST_EPISODES=100 >/dev/null
 	cmake --build $(BUILD)-tsan -j $(JOBS)
 	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j $(JOBS) --output-on-failure
 
 test-asan:
-	CC=clang cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=address,undefined -DAG_TEST_EPISODES=80 >/dev/null
+	CC=clang cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=address,undefined -DAG_TEST_EPISODES=200 >/dev/null
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) --output-on-failure
 
