@@ -67,16 +67,6 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return 0;
 }
 
-static void reset(const struct ag_run *r)
-{
-    ag_ctree_reset(r, r->st);
-}
-
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
-{
-    return ag_ctree_wait(r, r->st, tid, e, deadline);
-}
-
 static const char *const wake_words[] = { "global", "tree", NULL };
 static const struct ag_key keys[] = {
     { "arity", 2, 64, NULL, "4", "participants per leaf and child nodes per internal node (K)" },
@@ -87,5 +77,5 @@ static const struct ag_key keys[] = {
 const struct ag_algo ag_algo_combining = {
     { "combining", "software combining tree: counters per node, last arriver climbs",
       "002 §II-B CMB; 003 §3 ct", keys },
-    setup, reset, wait,
+    setup, ag_ctree_reset, ag_ctree_wait,
 };

@@ -86,16 +86,6 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return 0;
 }
 
-static void reset(const struct ag_run *r)
-{
-    ag_ctree_reset(r, r->st);
-}
-
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
-{
-    return ag_ctree_wait(r, r->st, tid, e, deadline);
-}
-
 static const char *const wake_words[] = { "global", "tree", NULL };
 static const struct ag_key keys[] = {
     { "fanin", 2, 64, NULL, "4", "largest group per round (F); groups are balanced: ceil(m/F) groups of m players" },
@@ -106,5 +96,5 @@ static const struct ag_key keys[] = {
 const struct ag_algo ag_algo_dtour = {
     { "dtour", "dynamic f-way tournament: balanced rounds, winner decided by atomics, reset-free counts",
       "002 §II-B DTOUR; 003 §3 dtn", keys },
-    setup, reset, wait,
+    setup, ag_ctree_reset, ag_ctree_wait,
 };

@@ -27,8 +27,9 @@ void ag_ctree_flags(struct ag_ctree *t, struct ag_layout *L)
         t->global = ag_flags_alloc(L, 1, 1, AG_PAD).first;
 }
 
-void ag_ctree_reset(const struct ag_run *r, const struct ag_ctree *t)
+void ag_ctree_reset(const struct ag_run *r)
 {
+    const struct ag_ctree *t = r->st;
     /* A participant in episode e waits for a release flag to reach e + 1, so every release flag starts
      * at the first episode number. Counters: empty (reset mode) or epoch0·count (count mode). */
     for (uint32_t x = 0; x < t->nnodes; x++) {
@@ -72,8 +73,9 @@ static void release_path(const struct ag_run *r, const struct ag_ctree *t, const
             flag_store(&r->fl, ag_at(t->rel, path[won]), e + 1);
 }
 
-int ag_ctree_wait(const struct ag_run *r, const struct ag_ctree *t, unsigned tid, uint64_t e, uint64_t deadline)
+int ag_ctree_wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
 {
+    const struct ag_ctree *t = r->st;
     uint32_t path[MAXDEPTH];
     unsigned won = 0;
     uint32_t x = leaf_of(t)[tid];

@@ -39,7 +39,8 @@ size_t ag_ctree_size(uint32_t nnodes, unsigned n);
 uint32_t *ag_ctree_leaf(struct ag_ctree *t);
 /* Allocate the flags once node[] is filled; mode, tree_wake, nnodes and n must be set. */
 void ag_ctree_flags(struct ag_ctree *t, struct ag_layout *L);
-void ag_ctree_reset(const struct ag_run *r, const struct ag_ctree *t);
-int ag_ctree_wait(const struct ag_run *r, const struct ag_ctree *t, unsigned tid, uint64_t e, uint64_t deadline);
+/* The algorithm's reset and wait, for an algorithm whose whole state block is the ag_ctree. */
+void ag_ctree_reset(const struct ag_run *r);
+int ag_ctree_wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline);
 
 #endif
