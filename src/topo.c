@@ -58,16 +58,22 @@ static int parse_cpulist(const char *s, void (*fn)(int cpu, void *arg), void *ar
     return first;
 }
 
-static int read_cpulist(const char *path, void (*fn)(int, void *), void *arg)
+/* The first len-1 bytes of a small file, NUL-terminated; 0 or -1. */
+static int read_text(const char *path, char *buf, size_t len)
 {
-    char buf[4096];
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    size_t n = fread(buf, 1, len - 1, f);
     fclose(f);
     buf[n] = '\0';
-    return parse_cpulist(buf, fn, arg);
+    return 0;
+}
+
+static int read_cpulist(const char *path, void (*fn)(int, void *), void *arg)
+{
+    char buf[4096];
+    return read_text(path, buf, sizeof buf) ? -1 : parse_cpulist(buf, fn, arg);
 }
 
 struct cpuvec {
@@ -90,8 +96,8 @@ static void push_cpu(int cpu, void *arg)
 }
 
 
-/* The first CPU of the group sharing cache index `idx` of cpu, used as the group id; -1 if absent. */
-static int sysfs_cache(int cpu, int level_wanted, int *shared_by_many)
+/* The shared_cpu_list of cpu's cache of the given level into buf; 0 or -1 if there is none. */
+static int sysfs_cache_list(int cpu, int level_wanted, char *buf, size_t len)
 {
     char p[256];
     for (int idx = 0; idx < 8; idx++) {
@@ -101,19 +107,17 @@ static int sysfs_cache(int cpu, int level_wanted, int *shared_by_many)
             return -1;
         if (level != level_wanted)
             continue;
-        char buf[4096];
         snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, idx);
-        FILE *f = fopen(p, "r");
-        if (!f)
-            return -1;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        if (shared_by_many)
-            *shared_by_many = strpbrk(buf, ",-") != NULL;
-        return parse_cpulist(buf, NULL, NULL);
+        return read_text(p, buf, len);
     }
     return -1;
+}
+
+/* The group id of cpu's cache of a level: the first CPU sharing it; -1 if there is none. */
+static int sysfs_cache(int cpu, int level)
+{
+    char buf[4096];
+    return sysfs_cache_list(cpu, level, buf, sizeof buf) ? -1 : parse_cpulist(buf, NULL, NULL);
 }
 
 static void sysfs_fill(struct ag_topo *t)
@@ -127,26 +131,12 @@ static void sysfs_fill(struct ag_topo *t)
         read_int(p, &c->core);
         snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c->cpu);
         read_int(p, &c->package);
-        int many = 0, l2 = sysfs_cache(c->cpu, 2, &many);
-        if (l2 >= 0 && many) {
-            /* shared by SMT siblings only, or by several cores? */
-            snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c->cpu);
-            char a[4096] = "", b[4096] = "";
-            FILE *f = fopen(p, "r");
-            if (f) {
-                a[fread(a, 1, sizeof a - 1, f)] = '\0';
-                fclose(f);
-            }
-            snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cache/index2/shared_cpu_list", c->cpu);
-            /* index2 is usually L2; compare lists by content */
-            f = fopen(p, "r");
-            if (f) {
-                b[fread(b, 1, sizeof b - 1, f)] = '\0';
-                fclose(f);
-            }
-            if (strcmp(a, b) != 0)
-                l2_shared_by_cores = 1;
-        }
+        /* is this CPU's L2 shared by more than its SMT siblings? */
+        char l2[4096], smt[4096];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c->cpu);
+        if (sysfs_cache_list(c->cpu, 2, l2, sizeof l2) == 0 && read_text(p, smt, sizeof smt) == 0 &&
+            strcmp(l2, smt) != 0)
+            l2_shared_by_cores = 1;
         c->numa = 0;
         for (int node = 0; node < 1024; node++) {
             snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/node%d", c->cpu, node);
@@ -161,9 +151,9 @@ static void sysfs_fill(struct ag_topo *t)
     t->cache_level = l2_shared_by_cores ? 2 : 3;
     for (unsigned i = 0; i < t->ncpus; i++) {
         struct ag_cpuinfo *c = &t->cpu[i];
-        c->cache = sysfs_cache(c->cpu, t->cache_level, NULL);
+        c->cache = sysfs_cache(c->cpu, t->cache_level);
         if (c->cache < 0 && t->cache_level == 3)
-            c->cache = sysfs_cache(c->cpu, 2, NULL);
+            c->cache = sysfs_cache(c->cpu, 2);
         if (c->cache < 0)
             c->cache = c->package;
     }
