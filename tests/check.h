@@ -12,10 +12,11 @@ static int check_passed, check_failed;
         if (cond) {                                                               \
             check_passed++;                                                       \
         } else {                                                                  \
-            check_failed++;                                                       \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                \
-            printf(__VA_ARGS__);                                                  \
-            printf("\n");                                                         \
+            if (++check_failed <= 40) { /* the first 40 failures say enough */    \
+                printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+                printf(__VA_ARGS__);                                              \
+                printf("\n");                                                     \
+            }                                                                     \
         }                                                                         \
     } while (0)
 

@@ -26,25 +26,10 @@
 #include <string.h>
 
 #include "algo/lib/wake.h"
+#include "check.h"
 
 #define ROW (1 + AG_WAKE_MAXCHILD)
 #define MAXP 256
-
-static unsigned passed, failed;
-
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                              \
-        if (cond) {                                                                                   \
-            passed++;                                                                                 \
-        } else {                                                                                      \
-            failed++;                                                                                 \
-            if (failed <= 40) {                                                                       \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-                printf(__VA_ARGS__);                                                                  \
-                printf("\n");                                                                         \
-            }                                                                                         \
-        }                                                                                             \
-    } while (0)
 
 static unsigned ceil_log2(unsigned long x) /* smallest k with 2^k >= x */
 {
@@ -416,6 +401,5 @@ int main(void)
 
     test_setup();
 
-    printf("%u passed, %u failed\n", passed, failed);
-    return failed != 0;
+    return check_done();
 }
