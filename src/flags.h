@@ -54,9 +54,11 @@ typedef struct ag_flags {
     _Atomic uint32_t *sleepers;         /* NULL when the wait policy never blocks */
     const struct ag_waitpol *wp;
     int pshared;
+    int asym;                           /* sleepers issue membarrier(): releasers need no fence */
 } ag_flags_t;
 
-/* wait.c: the slow paths */
+/* wait.c: the slow paths; whether this process can use membarrier() for asymmetric fences */
+int ag_membarrier_ready(void);
 int  ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 void ag_flag_wake(const ag_flags_t *f, uint32_t i);
 
@@ -70,12 +72,23 @@ static inline void flag_put(const ag_flags_t *f, uint32_t i, uint64_t v)
     atomic_store_explicit(&f->slots[i], v, memory_order_release);
 }
 
-/* With possible sleepers the store and the sleeper-count load must be ordered against the sleeper's
- * increment-then-recheck (a Dekker pair), hence seq_cst on that path only. */
+/* With possible sleepers, the releaser's store-then-load of the sleeper count and the sleeper's
+ * increment-then-recheck form a Dekker pair: one of the two must see the other. Two ways to order it:
+ *   asym    the sleeper (about to make a futex call anyway) runs membarrier(), which puts a full
+ *           barrier into every running thread of the process; the releaser needs only a compiler
+ *           barrier, so a release costs what it costs without sleepers (wait.c, ag_membarrier_ready);
+ *   else    seq_cst store and load (an xchg on x86): process-shared barriers, or no membarrier. */
 static inline void flag_store(const ag_flags_t *f, uint32_t i, uint64_t v)
 {
     if (!f->sleepers) {
         atomic_store_explicit(&f->slots[i], v, memory_order_release);
+        return;
+    }
+    if (f->asym) {
+        atomic_store_explicit(&f->slots[i], v, memory_order_release);
+        atomic_signal_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&f->sleepers[i], memory_order_relaxed))
+            ag_flag_wake(f, i);
         return;
     }
     atomic_store_explicit(&f->slots[i], v, memory_order_seq_cst);

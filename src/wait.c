@@ -17,8 +17,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,6 +69,38 @@ int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len)
     return snprintf(buf, len, "%s", k->name);
 }
 
+/* ---- membarrier: the sleeper's half of the asymmetric fence ---- */
+
+static int membarrier_state; /* 1 registered, -1 unavailable */
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+
+static void membarrier_register(void)
+{
+    const char *env = getenv("ANDGATE_MEMBARRIER"); /* "0": use seq_cst releases (tests cover both) */
+    if (env && !strcmp(env, "0")) {
+        membarrier_state = -1;
+        return;
+    }
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_state = cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+                               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+                           ? 1
+                           : -1;
+}
+
+int ag_membarrier_ready(void)
+{
+    pthread_once(&membarrier_once, membarrier_register);
+    return membarrier_state == 1;
+}
+
+/* A full memory barrier in every running thread of this process: after it, any releaser whose
+ * sleeper-count load missed our increment has its earlier flag store visible to us. */
+static void membarrier_all(void)
+{
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
 /* ---- futex ---- */
 
 static _Atomic uint32_t *futex_word(const ag_flags_t *f, uint32_t i)
@@ -95,8 +131,10 @@ static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t
     }
     int op = FUTEX_WAIT_BITSET | (f->pshared ? 0 : FUTEX_PRIVATE_FLAG);
     /* Announce the sleeper before the last look at the flag: a releaser stores the flag, then reads
-     * the sleeper count (both seq_cst), so either it sees us or we see its store. */
+     * the sleeper count, so either it sees us or we see its store (flags.h explains the two fences). */
     atomic_fetch_add_explicit(&f->sleepers[i], 1, memory_order_seq_cst);
+    if (f->asym)
+        membarrier_all();
     for (;;) {
         uint64_t x = atomic_load_explicit(&f->slots[i], memory_order_seq_cst);
         if (ag_cond_holds(x, cond, v))
