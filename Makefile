@@ -11,7 +11,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CC      ?= cc
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-unit test-tsan test-asan test-clang demo install clean
+.PHONY: all build deps test test-unit test-python test-tsan test-asan test-clang demo install clean
 
 all: build
 
@@ -22,10 +22,14 @@ build:
 deps:
 	./scripts/deps.sh
 
-test: test-unit test-clang test-tsan test-asan
+test: test-unit test-python test-clang test-tsan test-asan
 
 test-unit: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+
+# the report package (python/andgate_report): schema, plots, HTML, summary, CSV
+test-python:
+	cd python && python3 -m pytest -q tests
 
 # -Werror clean with clang as well as gcc (builds only; the suite runs in the gcc and sanitizer builds)
 test-clang:
@@ -34,12 +38,12 @@ test-clang:
 
 # Sanitizer builds run the semantics suite with fewer episodes (they are 5-20x slower).
 test-tsan:
-	CC=clang cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=thread -DAG_TEST_EPISODES=100 >/dev/null
+	CC=clang cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=thread -DAG_BUILD_BENCH=OFF -DAG_TEST_EPISODES=100 >/dev/null
 	cmake --build $(BUILD)-tsan -j $(JOBS)
 	cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j $(JOBS) --output-on-failure
 
 test-asan:
-	CC=clang cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=address,undefined -DAG_TEST_EPISODES=200 >/dev/null
+	CC=clang cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DAG_SANITIZE=address,undefined -DAG_BUILD_BENCH=OFF -DAG_TEST_EPISODES=200 >/dev/null
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) --output-on-failure
 

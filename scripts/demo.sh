@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# make demo: what andgate is on this machine. Until `andgate bench` lands (its own issue) this shows the
-# catalogue, the topology and usable CPUs, and runs the README example.
+# make demo: the main job. Measures every andgate algorithm beside the baselines (pthread, GCC and LLVM
+# OpenMP, std::barrier, Concurrency Kit) and the core-to-core limit on this machine, writes the report
+# to report/ and prints the summary: per thread count, the best andgate barrier, the best baseline,
+# the ratio.
 set -euo pipefail
 build=${1:-build}
-echo "== andgate list"; "$build/bin/andgate" list
-echo "== andgate info"; "$build/bin/andgate" info
-echo "== examples/hello.c"; "$build/bin/hello"
+"$build/bin/andgate" info
+echo
+"$build/bin/andgate" bench --report report --csv report/results.csv "${@:2}"
+echo
+echo "report: $(pwd)/report/index.html (results.json, results.csv beside it)"

@@ -2,7 +2,7 @@
 # Installs what a fresh Debian machine lacks for building and testing andgate. Idempotent: packages
 # already present are not downloaded again.
 set -euo pipefail
-pkgs=(cmake make gcc g++ clang pkg-config libhwloc-dev hwloc libomp-dev libck-dev libclang-rt-14-dev)
+pkgs=(cmake make gcc g++ clang pkg-config libhwloc-dev hwloc libomp-dev libck-dev libclang-rt-14-dev python3 python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,4 +14,12 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 else
   echo "deps: all present (${pkgs[*]})"
+fi
+
+# Python: the report (matplotlib), schema validation (jsonschema), the Python tests (pytest)
+if ! python3 -c "import matplotlib, jsonschema, pytest" 2>/dev/null; then
+  echo "deps: installing matplotlib jsonschema pytest for $(command -v python3)"
+  python3 -m pip install --quiet matplotlib jsonschema pytest
+else
+  echo "deps: python packages present (matplotlib, jsonschema, pytest)"
 fi

@@ -1,4 +1,4 @@
-/* andgate — the CLI: list, info (bench and sim come with their own subcommand files). */
+/* andgate — the CLI: list, info, bench (one file per subcommand). */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +12,7 @@ static const struct {
 } cmds[] = {
     { "list", cmd_list, "every algorithm with its parameters, defaults and source paper [--json]" },
     { "info", cmd_info, "topology (cores, cache groups, NUMA nodes, packages) and usable CPUs [--json]" },
+    { "bench", cmd_bench, "measure every algorithm beside the baselines and the core-to-core limit" },
 };
 
 static int usage(FILE *f)

@@ -4,6 +4,7 @@
 
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* JSON string output with escaping */
 #include <stdio.h>

@@ -1,0 +1,16 @@
+"""andgate_report — renders andgate result JSON (andgate bench and andgate sim share one schema,
+schema.json) into an HTML report with plots, a text summary and CSV.
+
+    python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary] [--validate] [--csv FILE]
+
+Modules: load (reading, validation, defaults), rank (rankings and summary rows), summary (summary
+text), plots (PNG plots), htmlpage (index.html), report (the report directory), csvout (CSV).
+"""
+from .csvout import COLUMNS as CSV_COLUMNS, to_csv, write_csv
+from .load import load, validate
+from .rank import jitter_summary, latency_summary, ranking
+from .report import generate
+from .summary import summary_lines
+
+__all__ = ["CSV_COLUMNS", "generate", "jitter_summary", "latency_summary", "load", "ranking",
+           "summary_lines", "to_csv", "validate", "write_csv"]

@@ -1,0 +1,71 @@
+"""Command line: python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary]
+[--validate] [--csv FILE]
+
+The file is always validated against schema.json first; an invalid file is refused (its errors printed
+to stderr, exit 1) whatever else was asked. --validate alone prints "valid" and exits 0 for a valid
+file, or prints each error with its JSON path and exits 1. With no action (--out, --summary, --csv,
+--validate) the summary is printed.
+"""
+import argparse
+import json
+import sys
+
+from .csvout import write_csv
+from .load import c2c_median, load, validate
+from .report import generate
+from .summary import summary_lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m andgate_report",
+                                 description="Render an andgate bench/sim result JSON.")
+    ap.add_argument("result", help="result JSON written by andgate bench or andgate sim")
+    ap.add_argument("--out", metavar="DIR", help="write index.html and PNG plots into DIR")
+    ap.add_argument("--cdf-threads", type=int, metavar="N",
+                    help="thread count of the latency CDF plot (default: the largest thread count "
+                         "<= cpus_usable that has samples)")
+    ap.add_argument("--summary", action="store_true", help="print the best andgate vs best baseline "
+                    "per thread count")
+    ap.add_argument("--validate", action="store_true", help="validate against schema.json")
+    ap.add_argument("--csv", metavar="FILE", help="write one CSV row per result")
+    args = ap.parse_args(argv)
+
+    try:
+        doc = load(args.result)
+    except (OSError, json.JSONDecodeError) as err:
+        print(f"{args.result}: {err}", file=sys.stderr)
+        return 1
+    errors = validate(doc)
+    if errors:
+        for msg in errors:
+            print(msg, file=sys.stdout if args.validate else sys.stderr)
+        if not args.validate:
+            print(f"{args.result}: not a valid andgate result ({len(errors)} errors)", file=sys.stderr)
+        return 1
+    if args.validate:
+        print("valid")
+
+    summary = args.summary or not (args.out or args.csv or args.validate)
+    if args.out:
+        files = generate(doc, args.out, args.cdf_threads)
+        print(f"wrote {', '.join(files)} to {args.out}", file=sys.stderr)
+    if args.csv:
+        with open(args.csv, "w", newline="", encoding="utf-8") as f:
+            write_csv(doc, f)
+    if summary:
+        c2c = c2c_median(doc)
+        c2c_text = f"c2c one-way median {c2c:g} ns" if c2c else "no c2c one-way median"
+        print(f"{doc['host']['model']} ({doc['mode']}, {doc['host']['cpus_usable']} usable CPUs, "
+              f"{c2c_text})")
+        for line in summary_lines(doc):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:            # e.g. piped into head
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

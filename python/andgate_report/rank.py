@@ -1,0 +1,77 @@
+"""Rankings: per method and thread count, the ok results sorted by median_ns with their ratios to the
+best baseline and to the core-to-core one-way median; and the summary rows built on them.
+
+A ratio is None (shown as "—") when its denominator is missing: no baseline at that thread count (a
+sim run with hardware barriers only), or no positive c2c median.
+"""
+from .load import c2c_median, ok_results, oversubscribed, short_impl, thread_counts
+
+
+def best_of_kind(results, kind, key="median_ns"):
+    """The result of kind with the smallest key, or None."""
+    rows = [r for r in results if r.get("kind") == kind]
+    return min(rows, key=lambda r: r[key]) if rows else None
+
+
+def _ratio(num, den):
+    return num / den if num is not None and den else None
+
+
+def ranking(doc, method):
+    """[(threads, oversubscribed, rows)] in thread order; rows are dicts sorted by median_ns with keys
+    result (the JSON object), vs_baseline, vs_c2c, best ("andgate" / "baseline" / "hw" for the best
+    row of that kind, else None)."""
+    results = ok_results(doc, method)
+    c2c = c2c_median(doc)
+    out = []
+    for n in thread_counts(results):
+        at_n = sorted((r for r in results if r["threads"] == n), key=lambda r: r["median_ns"])
+        base = best_of_kind(at_n, "baseline")
+        best = {id(best_of_kind(at_n, k)): k for k in ("andgate", "baseline", "hw")}
+        rows = [{"result": r,
+                 "vs_baseline": _ratio(r["median_ns"], base["median_ns"] if base else None),
+                 "vs_c2c": _ratio(r["median_ns"], c2c),
+                 "best": best.get(id(r))} for r in at_n]
+        out.append((n, oversubscribed(doc, n, at_n), rows))
+    return out
+
+
+def latency_summary(doc):
+    """One dict per thread count of method latency: threads, oversubscribed, best_andgate (short impl
+    name or None), andgate_ns, best_baseline, baseline_ns, best_hw, hw_ns, speedup (baseline_ns /
+    andgate_ns: >1 means andgate is faster), hw_speedup (andgate_ns / hw_ns), andgate_c2c (andgate_ns
+    / c2c one-way median)."""
+    results = ok_results(doc, "latency")
+    c2c = c2c_median(doc)
+    rows = []
+    for n in thread_counts(results):
+        at_n = [r for r in results if r["threads"] == n]
+        row = {"threads": n, "oversubscribed": oversubscribed(doc, n, at_n)}
+        for kind in ("andgate", "baseline", "hw"):
+            b = best_of_kind(at_n, kind)
+            row[f"best_{kind}"] = short_impl(b) if b else None
+            row[f"{kind}_ns"] = b["median_ns"] if b else None
+        row["speedup"] = _ratio(row["baseline_ns"], row["andgate_ns"])
+        row["hw_speedup"] = _ratio(row["andgate_ns"], row["hw_ns"])
+        row["andgate_c2c"] = _ratio(row["andgate_ns"], c2c)
+        rows.append(row)
+    return rows
+
+
+def jitter_summary(doc):
+    """One dict per thread count of method jitter: threads, best_andgate (the andgate impl with the
+    least cpu_ns_per_episode), andgate_cpu_ns, gomp_cpu_ns (None without a gomp result), gomp_ratio
+    (gomp / andgate CPU time: >1 means andgate burns less)."""
+    results = ok_results(doc, "jitter")
+    rows = []
+    for n in thread_counts(results):
+        at_n = [r for r in results if r["threads"] == n]
+        b = best_of_kind(at_n, "andgate", key="cpu_ns_per_episode")
+        gomp = [r["cpu_ns_per_episode"] for r in at_n if r["impl"] == "gomp"]
+        row = {"threads": n,
+               "best_andgate": short_impl(b) if b else None,
+               "andgate_cpu_ns": b["cpu_ns_per_episode"] if b else None,
+               "gomp_cpu_ns": min(gomp) if gomp else None}
+        row["gomp_ratio"] = _ratio(row["gomp_cpu_ns"], row["andgate_cpu_ns"])
+        rows.append(row)
+    return rows

@@ -1,0 +1,45 @@
+"""Generating the report directory: the plots (plots.py) and index.html (htmlpage.py).
+
+    generate(doc, out_dir, cdf_threads=None) -> list of the file names written into out_dir
+
+Files: index.html, latency.png, cdf.png, jitter.png, epcc.png (a plot is left out when the document
+has nothing for it: no jitter results, no epcc results, no samples_ns).
+"""
+import sys
+from pathlib import Path
+
+from . import htmlpage, plots
+from .load import ok_results
+
+
+def pick_cdf_threads(doc, requested=None, warn=True):
+    """requested when some latency result at that count has samples; otherwise (with a warning when
+    one was requested) plots.default_cdf_threads(doc)."""
+    if requested is not None:
+        if any(r["threads"] == requested and r.get("samples_ns") for r in ok_results(doc, "latency")):
+            return requested
+        fallback = plots.default_cdf_threads(doc)
+        if warn:
+            print(f"andgate_report: no latency samples at {requested} threads; CDF at {fallback} "
+                  "threads instead", file=sys.stderr)
+        return fallback
+    return plots.default_cdf_threads(doc)
+
+
+def generate(doc, out_dir, cdf_threads=None):
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cdf = pick_cdf_threads(doc, cdf_threads)
+    written = []
+    drawers = [("latency.png", lambda p: plots.plot_latency(doc, p)),
+               ("cdf.png", lambda p: cdf is not None and plots.plot_cdf(doc, p, cdf)),
+               ("jitter.png", lambda p: plots.plot_jitter(doc, p)),
+               ("epcc.png", lambda p: plots.plot_epcc(doc, p))]
+    for name, draw in drawers:
+        target = out / name
+        if draw(target):
+            written.append(name)
+        elif target.exists():
+            target.unlink()   # a stale plot from an earlier run would contradict this report
+    (out / "index.html").write_text(htmlpage.render(doc, written, cdf), encoding="utf-8")
+    return ["index.html"] + written

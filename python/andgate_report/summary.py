@@ -1,0 +1,50 @@
+"""The text summary (--summary): per thread count of method latency, the best andgate impl against the
+best baseline (and the best hardware barrier in sim results) and the core-to-core limit; per thread
+count of method jitter, the CPU time per episode of the best andgate impl against gomp.
+
+The rows come from rank.latency_summary / rank.jitter_summary; this module only words them.
+"""
+from .fmt import fmt_ns
+from .rank import jitter_summary, latency_summary
+
+
+def _faster(ratio, who, than=""):
+    if ratio >= 1:
+        return f"{who} {ratio:.2f}x faster{than}"
+    return f"{who} {1 / ratio:.2f}x slower{than}"
+
+
+def latency_line(row):
+    parts = []
+    if row["best_andgate"] is not None:
+        parts.append(f"best andgate {row['best_andgate']} {fmt_ns(row['andgate_ns'])} ns")
+    if row["best_baseline"] is not None:
+        parts.append(f"best baseline {row['best_baseline']} {fmt_ns(row['baseline_ns'])} ns")
+    if row["best_hw"] is not None:
+        parts.append(f"best hw {row['best_hw']} {fmt_ns(row['hw_ns'])} ns")
+    if row["speedup"]:
+        parts.append(_faster(row["speedup"], "andgate"))
+    if row["hw_speedup"]:
+        parts.append(_faster(row["hw_speedup"], "hw", " than andgate"))
+    if row["andgate_c2c"] is not None:
+        parts.append(f"andgate = {row['andgate_c2c']:.2f}x c2c one-way")
+    over = " (oversubscribed)" if row["oversubscribed"] else ""
+    return f"threads {row['threads']}{over}: " + " | ".join(parts)
+
+
+def jitter_line(row):
+    parts = []
+    if row["best_andgate"] is not None:
+        parts.append(f"best andgate {row['best_andgate']} {fmt_ns(row['andgate_cpu_ns'])} CPU ns/episode")
+    if row["gomp_cpu_ns"] is not None:
+        parts.append(f"gomp {fmt_ns(row['gomp_cpu_ns'])} CPU ns/episode")
+    if row["gomp_ratio"]:
+        r = row["gomp_ratio"]
+        parts.append(f"andgate uses {r:.2f}x less CPU" if r >= 1 else f"andgate uses {1 / r:.2f}x more CPU")
+    return f"jitter threads {row['threads']}: " + " | ".join(parts)
+
+
+def summary_lines(doc):
+    lines = [latency_line(r) for r in latency_summary(doc)]
+    lines += [jitter_line(r) for r in jitter_summary(doc)]
+    return lines
