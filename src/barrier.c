@@ -37,15 +37,15 @@ static const char *pick(const char *given, const char *env)
 }
 
 /* algo=auto, the documented rule (docs/guide.md, "Automatic choice"):
- *   1 participant, or a policy that blocks at once (oversubscribed): central — one flag to wake
- *     everyone with a single futex call;
+ *   1 participant, or a policy that does not spin (block, yield, or auto when participants outnumber
+ *     the usable CPUs): central — one flag, so a single futex call wakes every sleeper;
  *   participants spread over several cache groups with some group holding two or more: hybrid with
  *     group=cache (003 §4: centralized inside, dissemination across);
  *   up to 16 participants: dissemination, ways=1 (fewest rounds of parallel one-to-one signals);
  *   more: stour with 002 §V's defaults (fan-in 4, padded flags, NUMA-aware wake-up). */
 static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const struct ag_shape *sh)
 {
-    if (n == 1 || wp->kind == AG_W_BLOCK || (wp->kind == AG_W_HYBRID && wp->ns == 0))
+    if (n == 1 || wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0))
         return "central";
     unsigned g = sh->ngroups[AG_LVL_CACHE];
     if (g > 1 && g < n)

@@ -6,9 +6,10 @@
  *   backoff:max_ns=N     exponential backoff between loads, doubling from 64 ns up to N ns
  *   yield                sched_yield() between loads
  *   block                futex sleep at once; a releaser calls futex_wake only when the flag has sleepers
- *   hybrid:spin_ns=N     paused spin for N ns of wall time, then futex sleep
- *   auto                 hybrid; N = AG_AUTO_SPIN_NS when participants fit the usable CPUs, 0 (block at
- *                        once) when they outnumber them, so oversubscribed barriers do not burn timeslices
+ *   hybrid:spin_ns=N,yield_ns=M
+ *                        paused spin for N ns of wall time, then sched_yield polling for M ns, then futex
+ *   auto                 hybrid: spin 20 us then block while participants fit the usable CPUs; no spin,
+ *                        yield 50 us, then block when they outnumber them (wait.h has the reasons)
  * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
  */
 #define _GNU_SOURCE
@@ -33,7 +34,8 @@ static const struct ag_key backoff_keys[] = {
     { "max_ns", 64, 100000000, NULL, "16000", "longest pause between two loads of the flag" },
     { 0 } };
 static const struct ag_key hybrid_keys[] = {
-    { "spin_ns", 0, 10000000000L, NULL, "20000", "time to spin (paused) before sleeping in a futex" },
+    { "spin_ns", 0, 10000000000L, NULL, "20000", "time to spin (paused) before yielding or sleeping" },
+    { "yield_ns", 0, 10000000000L, NULL, "0", "then time to poll with sched_yield before sleeping in a futex" },
     { 0 } };
 
 static const struct ag_kind wait_kinds[] = {
@@ -55,15 +57,21 @@ void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_wait
 {
     out->kind = (int)sp->index;
     out->ns = sp->nkeys ? (uint64_t)sp->val[0] : 0;
+    out->yield_ns = sp->nkeys > 1 ? (uint64_t)sp->val[1] : 0;
     if (out->kind == AG_W_AUTO) {
+        int over = nthreads > ag_usable_cpus();
         out->kind = AG_W_HYBRID;
-        out->ns = nthreads > ag_usable_cpus() ? 0 : AG_AUTO_SPIN_NS;
+        out->ns = over ? 0 : AG_AUTO_SPIN_NS;
+        out->yield_ns = over ? AG_AUTO_YIELD_NS : 0;
     }
 }
 
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len)
 {
     const struct ag_kind *k = &wait_kinds[wp->kind];
+    if (wp->kind == AG_W_HYBRID)
+        return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu", k->name, (unsigned long long)wp->ns,
+                        (unsigned long long)wp->yield_ns);
     if (k->keys)
         return snprintf(buf, len, "%s:%s=%llu", k->name, k->keys[0].name, (unsigned long long)wp->ns);
     return snprintf(buf, len, "%s", k->name);
@@ -160,15 +168,23 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
     case AG_W_BLOCK:
         return block(f, i, cond, v, deadline);
     case AG_W_HYBRID: {
-        if (wp->ns == 0)
-            return block(f, i, cond, v, deadline);
-        uint64_t until = ag_now_ns() + wp->ns;
-        if (until > deadline)
-            until = deadline;
+        /* phase 1: paused spin for spin_ns; phase 2: sched_yield polls for yield_ns; then the futex */
+        uint64_t start = ag_now_ns(), spin_until = start + wp->ns, yield_until = spin_until + wp->yield_ns;
+        if (yield_until > deadline)
+            yield_until = deadline;
+        if (spin_until > yield_until)
+            spin_until = yield_until;
+        if (wp->ns) {
+            while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+                ag_cpu_relax();
+                if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= spin_until)
+                    break;
+            }
+        }
         while (!ag_cond_holds(flag_load(f, i), cond, v)) {
-            ag_cpu_relax();
-            if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= until)
+            if (ag_now_ns() >= yield_until)
                 return block(f, i, cond, v, deadline);
+            sched_yield();
         }
         return 0;
     }

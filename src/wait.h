@@ -9,19 +9,26 @@
 
 enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK, AG_W_HYBRID, AG_W_AUTO };
 
-/* A resolved policy ("auto" is resolved to hybrid with a budget). ns: backoff max_ns or hybrid spin_ns. */
+/* A resolved policy ("auto" is resolved to hybrid with budgets). ns: backoff max_ns or hybrid spin_ns;
+ * yield_ns: hybrid's budget of sched_yield polling after the spin and before the futex. */
 struct ag_waitpol {
     int kind;
-    uint64_t ns;
+    uint64_t ns, yield_ns;
 };
 
-/* The spin budget of "auto" while participants do not outnumber usable CPUs. Spinning for about the
- * cost of a futex sleep and wake-up round trip, then blocking, is the classic 2-competitive rule. */
+/* "auto" while participants do not outnumber usable CPUs: spin (paused) 20 us, then block. Spinning for
+ * about the cost of a futex sleep and wake-up round trip, then blocking, is the classic 2-competitive
+ * rule. */
 #define AG_AUTO_SPIN_NS 20000u
+/* "auto" when participants outnumber usable CPUs: no spinning (it would burn the timeslice a late
+ * participant needs), sched_yield polling for 50 us — the CPU goes straight to a runnable participant
+ * and the barrier often completes without any futex round trip — then block. Measured in
+ * docs/results.md ("oversubscribed"). */
+#define AG_AUTO_YIELD_NS 50000u
 
 /* Resolve a parsed wait spec for nthreads participants. */
 void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_waitpol *out);
-/* "hybrid:spin_ns=20000" */
+/* "hybrid:spin_ns=20000,yield_ns=0" */
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
 /* Whether a policy may put a thread to sleep in the kernel (then flags keep sleeper counts). */
 static inline int ag_wait_may_block(const struct ag_waitpol *wp)

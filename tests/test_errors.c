@@ -141,8 +141,14 @@ int main(void)
     ag_barrier_destroy(b);
     ag_config_t many = { .nthreads = 4 * ag_usable_cpus() + 1, .wait = "auto" };
     CHECK(ag_barrier_init(&b, &many) == 0, "auto oversubscribed");
-    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0") != NULL, "oversubscribed auto blocks: %s",
+    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=50000") != NULL,
+          "oversubscribed auto yields, then blocks: %s",
           ag_barrier_describe(b));
+    ag_barrier_destroy(b);
+    ag_config_t fits = { .nthreads = 1, .wait = "auto" };
+    CHECK(ag_barrier_init(&b, &fits) == 0, "auto within CPUs");
+    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=20000,yield_ns=0") != NULL,
+          "auto within the CPUs spins, then blocks: %s", ag_barrier_describe(b));
     ag_barrier_destroy(b);
 
     /* ag_strerror: every code has a message; distinct codes, distinct messages */

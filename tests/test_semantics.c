@@ -215,7 +215,7 @@ int main(int argc, char **argv)
     unsigned usable = ag_usable_cpus();
     /* Spinning policies only where every participant has a CPU; blocking ones everywhere. */
     static const char *const spinning[] = { "spin", "pause", "backoff:max_ns=4000" };
-    static const char *const blocking[] = { "block", "hybrid:spin_ns=3000", "auto", "yield" };
+    static const char *const blocking[] = { "block", "hybrid:spin_ns=3000,yield_ns=3000", "auto", "yield" };
     int passed = 0, failed = 0;
     int pairs[64]; /* --cpus-mode pairs: participants two by two on each CPU of the affinity mask */
     for (const char *p = threads; *p;) {

@@ -42,6 +42,7 @@ int main(void)
     roundtrip(&ag_algo_table, "hybrid:group=7");
     roundtrip(&ag_algo_table, "hybrid:group=numa");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
+    roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
     roundtrip(&ag_wait_table, "backoff:max_ns=100000");
 
     /* defaults and canonical form */
