@@ -16,6 +16,7 @@ struct pingpong {
     _Alignas(128) int cpu_b;
     unsigned rounds;
     int pinned_b;
+    uint64_t *seen_b; /* b's clock when it saw round trip i */
 };
 
 static int pin(int cpu)
@@ -30,9 +31,10 @@ static void *pong(void *p)
 {
     struct pingpong *pp = p;
     pp->pinned_b = pin(pp->cpu_b) == 0;
-    for (uint64_t k = 1; k <= 2 * (uint64_t)pp->rounds; k += 2) {
+    for (uint64_t k = 1, i = 0; k <= 2 * (uint64_t)pp->rounds; k += 2, i++) {
         while (atomic_load_explicit(&pp->line, memory_order_acquire) != k)
             ;
+        pp->seen_b[i] = bench_ticks();
         atomic_store_explicit(&pp->line, k + 1, memory_order_release);
     }
     return NULL;
@@ -41,18 +43,20 @@ static void *pong(void *p)
 int c2c_measure(int a, int b, unsigned roundtrips, struct c2c_result *out)
 {
     struct pingpong *pp = aligned_alloc(128, sizeof *pp);
-    double *rt = malloc(roundtrips * sizeof *rt);
-    if (!pp || !rt || pin(a) != 0) {
-        free(pp), free(rt);
+    double *rt = malloc(roundtrips * sizeof *rt), *skew = malloc(roundtrips * sizeof *skew);
+    uint64_t *sent = malloc(roundtrips * sizeof *sent), *seen = malloc(roundtrips * sizeof *seen);
+    if (!pp || !rt || !skew || !sent || !seen || pin(a) != 0) {
+        free(pp), free(rt), free(skew), free(sent), free(seen);
         return -1;
     }
+    pp->seen_b = seen;
     atomic_init(&pp->line, 0);
     pp->cpu_b = b;
     pp->rounds = roundtrips;
     pp->pinned_b = 0;
     pthread_t th;
     if (pthread_create(&th, NULL, pong, pp)) {
-        free(pp), free(rt);
+        free(pp), free(rt), free(skew), free(sent), free(seen);
         return -1;
     }
     for (uint64_t k = 1, i = 0; i < roundtrips; k += 2, i++) {
@@ -60,15 +64,19 @@ int c2c_measure(int a, int b, unsigned roundtrips, struct c2c_result *out)
         atomic_store_explicit(&pp->line, k, memory_order_release);
         while (atomic_load_explicit(&pp->line, memory_order_acquire) != k + 1)
             ;
-        rt[i] = bench_ticks_to_ns((double)(bench_ticks() - t0)) / 2;
+        uint64_t t1 = bench_ticks();
+        sent[i] = t0;
+        rt[i] = bench_ticks_to_ns((double)(t1 - t0)) / 2;
+        skew[i] = (double)(t1 - t0) / 2; /* completed below, once b's stamps are ours */
     }
     pthread_join(th, NULL);
+    for (unsigned i = 0; i < roundtrips; i++)
+        skew[i] = bench_ticks_to_ns((double)(int64_t)(seen[i] - sent[i]) - skew[i]);
     /* the first round trips find the line and the threads cold: drop a tenth */
     unsigned warm = roundtrips / 10;
-    struct stats st = stats_of(rt + warm, roundtrips - warm);
-    *out = (struct c2c_result){ a, b, st.min, st.median };
+    struct stats st = stats_of(rt + warm, roundtrips - warm), sk = stats_of(skew + warm, roundtrips - warm);
+    *out = (struct c2c_result){ a, b, st.min, st.median, sk.median };
     int ok = pp->pinned_b;
-    free(pp);
-    free(rt);
+    free(pp), free(rt), free(skew), free(sent), free(seen);
     return ok ? 0 : -1;
 }

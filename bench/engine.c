@@ -415,15 +415,16 @@ static void json_string(FILE *f, const char *s)
 
 void bench_result_json(FILE *f, const struct bench_params *p, const struct bench_result *r)
 {
-    /* andgate: "andgate:<resolved spec>" and its resolved wait policy from the description
-     * "<spec> wait=<policy>"; baselines: their name, wait "default" */
+    /* andgate: "andgate:<resolved spec>" from the description "<spec> wait=<policy>", and the wait
+     * policy as asked for ("auto" stays "auto": what it resolved to per thread count is in describe,
+     * so one implementation is one series across thread counts); baselines: their name, "default" */
     char impl[320], wait[128] = "default";
     const char *w = strstr(r->desc, " wait=");
-    if (!strcmp(p->impl->kind, "andgate") && w) {
-        snprintf(impl, sizeof impl, "andgate:%.*s", (int)(w - r->desc), r->desc);
-        snprintf(wait, sizeof wait, "%s", w + 6);
-    } else if (!strcmp(p->impl->kind, "andgate")) {
-        snprintf(impl, sizeof impl, "andgate:%s", p->spec ? p->spec : "auto");
+    if (!strcmp(p->impl->kind, "andgate")) {
+        if (w)
+            snprintf(impl, sizeof impl, "andgate:%.*s", (int)(w - r->desc), r->desc);
+        else
+            snprintf(impl, sizeof impl, "andgate:%s", p->spec ? p->spec : "auto");
         snprintf(wait, sizeof wait, "%s", p->wait ? p->wait : "auto");
     } else {
         snprintf(impl, sizeof impl, "%s", p->impl->name);

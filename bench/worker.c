@@ -66,7 +66,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "c2c: cannot pin to CPUs %d and %d\n", x, y);
                 return 1;
             }
-            printf("{\"a\":%d,\"b\":%d,\"min_ns\":%.1f,\"median_ns\":%.1f}\n", r.a, r.b, r.min_ns, r.median_ns);
+            printf("{\"a\":%d,\"b\":%d,\"min_ns\":%.1f,\"median_ns\":%.1f,\"skew_ns\":%.1f}\n", r.a, r.b, r.min_ns,
+                   r.median_ns, r.skew_ns);
             return 0;
         }
         if (!strcmp(a, "--impl")) impl = v;
