@@ -179,7 +179,7 @@ int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoc
     b->state = L.state;
     b->run = (struct ag_run){
         .fl = { .slots = b->slots, .sleepers = b->sleepers, .wp = &b->wp, .pshared = 0,
-                .asym = b->sleepers && ag_membarrier_ready() },
+                .asym = b->sleepers && ag_wait_sleeps_rarely(&b->wp) && ag_membarrier_ready() },
         .n = cfg->nthreads,
         .st = b->state,
         .p = b->params,

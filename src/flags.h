@@ -77,7 +77,9 @@ static inline void flag_put(const ag_flags_t *f, uint32_t i, uint64_t v)
  *   asym    the sleeper (about to make a futex call anyway) runs membarrier(), which puts a full
  *           barrier into every running thread of the process; the releaser needs only a compiler
  *           barrier, so a release costs what it costs without sleepers (wait.c, ag_membarrier_ready);
- *   else    seq_cst store and load (an xchg on x86): process-shared barriers, or no membarrier. */
+ *   else    seq_cst store and load (an xchg on x86): where sleeping is the rule (block, or hybrid with
+ *           no spin phase: a membarrier per sleep would cost more), for process-shared barriers, and
+ *           where membarrier() is unavailable (wait.h, ag_wait_sleeps_rarely). */
 static inline void flag_store(const ag_flags_t *f, uint32_t i, uint64_t v)
 {
     if (!f->sleepers) {

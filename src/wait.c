@@ -9,7 +9,7 @@
  *   hybrid:spin_ns=N,yield_ns=M
  *                        paused spin for N ns of wall time, then sched_yield polling for M ns, then futex
  *   auto                 hybrid: spin 20 us then block while participants fit the usable CPUs; no spin,
- *                        yield 50 us, then block when they outnumber them (wait.h has the reasons)
+ *                        yield 5 us, then block when they outnumber them (wait.h has the reasons)
  * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
  */
 #define _GNU_SOURCE

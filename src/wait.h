@@ -21,10 +21,10 @@ struct ag_waitpol {
  * rule. */
 #define AG_AUTO_SPIN_NS 20000u
 /* "auto" when participants outnumber usable CPUs: no spinning (it would burn the timeslice a late
- * participant needs), sched_yield polling for 50 us — the CPU goes straight to a runnable participant
- * and the barrier often completes without any futex round trip — then block. Measured in
- * docs/results.md ("oversubscribed"). */
-#define AG_AUTO_YIELD_NS 50000u
+ * participant needs), sched_yield polling for 5 us — the CPU goes straight to a runnable participant
+ * and a back-to-back barrier usually completes without any futex round trip — then block. Longer
+ * yielding (20, 50 us) bought no latency and burned CPU under jitter. Measured in docs/results.md. */
+#define AG_AUTO_YIELD_NS 5000u
 
 /* Resolve a parsed wait spec for nthreads participants. */
 void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_waitpol *out);
@@ -34,6 +34,14 @@ int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
 static inline int ag_wait_may_block(const struct ag_waitpol *wp)
 {
     return wp->kind == AG_W_BLOCK || wp->kind == AG_W_HYBRID;
+}
+
+/* Whether sleeping is the exception (a policy that spins first): then the sleeper pays the Dekker fence
+ * with membarrier() and releases stay plain stores; where sleeping is the rule (block, or no spin
+ * phase) a membarrier per sleep costs more than a seq_cst store per release (flags.h). */
+static inline int ag_wait_sleeps_rarely(const struct ag_waitpol *wp)
+{
+    return wp->kind == AG_W_HYBRID && wp->ns > 0;
 }
 
 static inline uint64_t ag_now_ns(void)

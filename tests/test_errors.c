@@ -141,7 +141,7 @@ int main(void)
     ag_barrier_destroy(b);
     ag_config_t many = { .nthreads = 4 * ag_usable_cpus() + 1, .wait = "auto" };
     CHECK(ag_barrier_init(&b, &many) == 0, "auto oversubscribed");
-    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=50000") != NULL,
+    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=5000") != NULL,
           "oversubscribed auto yields, then blocks: %s",
           ag_barrier_describe(b));
     ag_barrier_destroy(b);
