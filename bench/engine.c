@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "andgate.h"
+#include "c2c.h"
 #include "clock.h"
 #include "topo.h"
 
@@ -362,6 +363,10 @@ int bench_run(const struct bench_params *p, struct bench_result *res)
     } else {
         if (p->method == BM_EPCC)
             r.delay_len = calibrate_delay(EPCC_DELAY_NS);
+        struct c2c_result c2c;
+        if (p->method == BM_LATENCY && p->n >= 2 && cpu[0] >= 0 && cpu[1] >= 0 && cpu[0] != cpu[1] &&
+            c2c_measure(cpu[0], cpu[1], 2000, &c2c) == 0)
+            res->c2c_ns = c2c.median_ns;
         r.t0 = bench_mono_ns();
         bench_team_fn team = p->impl->team ? p->impl->team : pthread_team;
         rc = team(p->n, p->method == BM_EPCC ? epcc_body : episodes_body, &r);
@@ -445,6 +450,8 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
     if (p->method == BM_JITTER)
         fprintf(f, ",\"jitter_delay_ns\":%llu,\"late\":\"%s\"", (unsigned long long)p->jitter_ns,
                 p->late_rotating ? "rotating" : "fixed");
+    if (r->c2c_ns > 0)
+        fprintf(f, ",\"c2c_oneway_ns\":%.1f", r->c2c_ns);
     fprintf(f, ",\"describe\":");
     json_string(f, r->desc);
     fprintf(f, ",\"settings\":");

@@ -45,6 +45,8 @@ struct bench_result {
     struct stats ns;         /* latency per episode (latency, jitter) or overhead per barrier (epcc) */
     struct stats cycles;     /* the same in TSC reference cycles (zero without an invariant TSC) */
     double cpu_ns_per_episode;
+    double c2c_ns;           /* latency, n >= 2, pinned: one-way c2c median between threads 0 and 1's CPUs,
+                              * measured right before (the machine's c2c drifts; 0 when not measured) */
     double *samples;         /* nsamples quantiles in ns, malloc'd (NULL for epcc) */
     unsigned nsamples;
 };

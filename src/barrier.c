@@ -209,6 +209,8 @@ int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
 {
     if (!b || tid >= b->run.n)
         return EINVAL;
+    if (b->run.n == 1)
+        return AG_SERIAL; /* a barrier of one completes on arrival; nothing to order against */
     return ag_episode(b->algo, &b->run, b->self, tid, AG_NO_DEADLINE);
 }
 

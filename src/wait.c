@@ -168,7 +168,15 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
     case AG_W_BLOCK:
         return block(f, i, cond, v, deadline);
     case AG_W_HYBRID: {
-        /* phase 1: paused spin for spin_ns; phase 2: sched_yield polls for yield_ns; then the futex */
+        /* phase 1: paused spin for spin_ns; phase 2: sched_yield polls for yield_ns; then the futex.
+         * A barrier often completes within a few polls: poll before reading the clock (a clock read
+         * costs as much as a cache-line transfer on some machines) and start the budget after them. */
+        if (wp->ns)
+            for (unsigned k = 0; k < DEADLINE_CHECK_EVERY; k++) {
+                if (ag_cond_holds(flag_load(f, i), cond, v))
+                    return 0;
+                ag_cpu_relax();
+            }
         uint64_t start = ag_now_ns(), spin_until = start + wp->ns, yield_until = spin_until + wp->yield_ns;
         if (yield_until > deadline)
             yield_until = deadline;

@@ -296,6 +296,40 @@ static int run_python(const char *json, const char *flag, const char *arg, const
     return rc;
 }
 
+/* The physical limit: one-way latency for CPU pairs (all pairs up to 8 CPUs; beyond, CPU 0 against
+ * every CPU and neighbours), appended to acc. Run before and after the measurements: the machine's
+ * noise moves it, and both passes go into host.c2c_oneway_ns. */
+struct c2c_acc {
+    double min[256], med[256];
+    unsigned n;
+    char json[32768];
+    size_t len;
+};
+
+static void c2c_pass(const struct worker *core, const int *aff, unsigned na, unsigned rounds, int pass,
+                     struct c2c_acc *acc)
+{
+    for (unsigned a = 0; a < na; a++)
+        for (unsigned b = a + 1; b < na && acc->n < 256; b++) {
+            if (na > 8 && a != 0 && b != a + 1)
+                continue;
+            char pair[32], rs[16], line[256];
+            snprintf(pair, sizeof pair, "%d,%d", aff[a], aff[b]);
+            snprintf(rs, sizeof rs, "%u", rounds);
+            char *argv[] = { (char *)core->path, "--c2c", pair, "--rounds", rs, NULL };
+            if (run_capture(argv, line, sizeof line, 30000) != 0 || line[0] != '{')
+                continue;
+            acc->min[acc->n] = json_num(line, "min_ns");
+            acc->med[acc->n] = json_num(line, "median_ns");
+            line[strcspn(line, "}")] = '\0';
+            acc->len += (size_t)snprintf(acc->json + acc->len, acc->len < sizeof acc->json ? sizeof acc->json - acc->len : 0,
+                                         "%s%s,\"pass\":%d}", acc->n ? "," : "", line, pass);
+            fprintf(stderr, "andgate bench: core-to-core CPU %d <-> %d (%s): one-way min %.0f ns, median %.0f ns\n",
+                    aff[a], aff[b], pass == 1 ? "before" : "after", acc->min[acc->n], acc->med[acc->n]);
+            acc->n++;
+        }
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -465,55 +499,15 @@ int cmd_bench(int argc, char **argv)
     unsigned na = ag_affinity_cpus(aff, 1024);
     fprintf(stderr, "andgate bench: %u usable CPUs, %u thread counts, %u andgate specs, %u baselines, %u methods: "
                     "%u measurements\n", u, nt, ns, nb, nm, njobs);
-    double c2c_min[MAXLIST], c2c_med[MAXLIST];
-    unsigned npairs = 0;
-    char pairs_json[8192] = "";
-    size_t pj = 0;
-    for (unsigned a = 0; a < na && npairs < 64; a++)
-        for (unsigned b = a + 1; b < na && npairs < 64; b++) {
-            if (na > 8 && a != 0 && b != a + 1)
-                continue; /* large machines: CPU 0 against every CPU, and neighbours */
-            char pair[32], rounds[16], line[256];
-            snprintf(pair, sizeof pair, "%d,%d", aff[a], aff[b]);
-            snprintf(rounds, sizeof rounds, "%u", o.c2c_rounds);
-            char *argv2[] = { (char *)core->path, "--c2c", pair, "--rounds", rounds, NULL };
-            if (run_capture(argv2, line, sizeof line, 30000) != 0)
-                continue;
-            c2c_min[npairs] = json_num(line, "min_ns");
-            c2c_med[npairs] = json_num(line, "median_ns");
-            line[strcspn(line, "\n")] = '\0';
-            pj += (size_t)snprintf(pairs_json + pj, pj < sizeof pairs_json ? sizeof pairs_json - pj : 0, "%s%s",
-                                   npairs ? "," : "", line);
-            fprintf(stderr, "andgate bench: core-to-core CPU %d <-> %d: one-way min %.0f ns, median %.0f ns\n",
-                    aff[a], aff[b], c2c_min[npairs], c2c_med[npairs]);
-            npairs++;
-        }
-    double cmin = 0, cmed = 0;
-    if (npairs) {
-        qsort(c2c_min, npairs, sizeof(double), cmp_double);
-        qsort(c2c_med, npairs, sizeof(double), cmp_double);
-        cmin = c2c_min[0];
-        cmed = c2c_med[npairs / 2];
-    }
-    time_t now = time(NULL);
-    char date[64];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(out, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"bench\",\"command\":", ANDGATE_VERSION_STRING);
-    {
-        char cmd[4096] = "andgate";
-        size_t cl = strlen(cmd);
-        for (int i = 0; i < argc; i++)
-            cl += (size_t)snprintf(cmd + cl, cl < sizeof cmd ? sizeof cmd - cl : 0, " %s", argv[i]);
-        json_str(out, cmd);
-    }
-    fprintf(out, ",\"date\":\"%s\",\"host\":{\"model\":", date);
-    json_str(out, model);
-    fprintf(out, ",\"cpus_usable\":%u,\"cpus_online\":%u,\"clock\":\"%s\",\"tsc_ghz\":%.4f,"
-                 "\"c2c_oneway_ns\":{\"min\":%.1f,\"median\":%.1f},\"c2c_pairs\":[%s]},\"results\":[\n",
-            u, ag_topo_get()->ncpus, strstr(clockline, "\"tsc\"") ? "tsc" : "monotonic",
-            json_num(clockline, "tsc_ghz") > 0 ? json_num(clockline, "tsc_ghz") : 0.0, cmin, cmed, pairs_json);
+    static struct c2c_acc c2c;
+    c2c_pass(core, aff, na, o.c2c_rounds, 1, &c2c);
 
-    /* the measurements */
+    /* the measurements, into memory: the document's host part needs the second c2c pass */
+    char *resbuf = NULL;
+    size_t reslen = 0;
+    FILE *res = open_memstream(&resbuf, &reslen);
+    if (!res)
+        die("out of memory");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     unsigned failed = 0;
@@ -552,23 +546,50 @@ int cmd_bench(int argc, char **argv)
         line[strcspn(line, "\n")] = '\0';
         if (rc != 0 || line[0] != '{') {
             failed++;
-            fprintf(out, "%s{\"impl\":", j ? "," : "");
+            fprintf(res, "%s{\"impl\":", j ? "," : "");
             char name[300];
             snprintf(name, sizeof name, "%s%s", jb->spec ? "andgate:" : "", jb->spec ? jb->spec : jb->impl);
             json_str(out, name);
-            fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":", jb->spec ? "andgate" : "baseline", jb->threads);
+            fprintf(res, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":", jb->spec ? "andgate" : "baseline", jb->threads);
             json_str(out, jb->spec ? o.wait : "default");
-            fprintf(out, ",\"pinning\":\"%s\",\"method\":\"%s\",\"median_ns\":0,\"min_ns\":0,\"p99_ns\":0,"
+            fprintf(res, ",\"pinning\":\"%s\",\"method\":\"%s\",\"median_ns\":0,\"min_ns\":0,\"p99_ns\":0,"
                          "\"cpu_ns_per_episode\":0,\"episodes\":0,\"status\":\"failed\",\"error\":\"%s\"}\n",
                     o.pin, jb->method, rc == -1 ? "killed after its time limit" : "worker failed");
         } else {
-            fprintf(out, "%s%s\n", j ? "," : "", line);
+            fprintf(res, "%s%s\n", j ? "," : "", line);
             if (strstr(line, "\"status\":\"failed\""))
                 failed++;
         }
-        fflush(out);
+        fflush(res);
     }
-    fprintf(out, "]}\n");
+    fclose(res);
+    c2c_pass(core, aff, na, o.c2c_rounds, 2, &c2c);
+    double cmin = 0, cmed = 0;
+    if (c2c.n) {
+        qsort(c2c.min, c2c.n, sizeof(double), cmp_double);
+        qsort(c2c.med, c2c.n, sizeof(double), cmp_double);
+        cmin = c2c.min[0];
+        cmed = c2c.med[c2c.n / 2];
+    }
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(out, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"bench\",\"command\":", ANDGATE_VERSION_STRING);
+    {
+        char cmd[4096] = "andgate";
+        size_t cl = strlen(cmd);
+        for (int i = 0; i < argc; i++)
+            cl += (size_t)snprintf(cmd + cl, cl < sizeof cmd ? sizeof cmd - cl : 0, " %s", argv[i]);
+        json_str(out, cmd);
+    }
+    fprintf(out, ",\"date\":\"%s\",\"host\":{\"model\":", date);
+    json_str(out, model);
+    fprintf(out, ",\"cpus_usable\":%u,\"cpus_online\":%u,\"clock\":\"%s\",\"tsc_ghz\":%.4f,"
+                 "\"c2c_oneway_ns\":{\"min\":%.1f,\"median\":%.1f},\"c2c_pairs\":[%s]},\"results\":[\n%s]}\n",
+            u, ag_topo_get()->ncpus, strstr(clockline, "\"tsc\"") ? "tsc" : "monotonic",
+            json_num(clockline, "tsc_ghz") > 0 ? json_num(clockline, "tsc_ghz") : 0.0, cmin, cmed, c2c.json,
+            resbuf ? resbuf : "");
+    free(resbuf);
     fclose(out);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     fprintf(stderr, "%sandgate bench: %u measurements in %.0f s (%u failed); results in %s\n", tty ? "\n" : "", njobs,

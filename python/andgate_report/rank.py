@@ -17,6 +17,13 @@ def _ratio(num, den):
     return num / den if num is not None and den else None
 
 
+def _c2c_of(result, host_c2c):
+    """The c2c one-way latency a result is compared with: the one its worker measured right before it
+    (field c2c_oneway_ns, on the CPUs of its first two threads) when present, else the host's."""
+    own = result.get("c2c_oneway_ns")
+    return own if own else host_c2c
+
+
 def ranking(doc, method):
     """[(threads, oversubscribed, rows)] in thread order; rows are dicts sorted by median_ns with keys
     result (the JSON object), vs_baseline, vs_c2c, best ("andgate" / "baseline" / "hw" for the best
@@ -30,7 +37,7 @@ def ranking(doc, method):
         best = {id(best_of_kind(at_n, k)): k for k in ("andgate", "baseline", "hw")}
         rows = [{"result": r,
                  "vs_baseline": _ratio(r["median_ns"], base["median_ns"] if base else None),
-                 "vs_c2c": _ratio(r["median_ns"], c2c),
+                 "vs_c2c": _ratio(r["median_ns"], _c2c_of(r, c2c)),
                  "best": best.get(id(r))} for r in at_n]
         out.append((n, oversubscribed(doc, n, at_n), rows))
     return out
@@ -40,20 +47,21 @@ def latency_summary(doc):
     """One dict per thread count of method latency: threads, oversubscribed, best_andgate (short impl
     name or None), andgate_ns, best_baseline, baseline_ns, best_hw, hw_ns, speedup (baseline_ns /
     andgate_ns: >1 means andgate is faster), hw_speedup (andgate_ns / hw_ns), andgate_c2c (andgate_ns
-    / c2c one-way median)."""
+    / its c2c one-way latency: its own when the result carries one, else the host median)."""
     results = ok_results(doc, "latency")
     c2c = c2c_median(doc)
     rows = []
     for n in thread_counts(results):
         at_n = [r for r in results if r["threads"] == n]
         row = {"threads": n, "oversubscribed": oversubscribed(doc, n, at_n)}
+        best = {}
         for kind in ("andgate", "baseline", "hw"):
-            b = best_of_kind(at_n, kind)
+            b = best[kind] = best_of_kind(at_n, kind)
             row[f"best_{kind}"] = short_impl(b) if b else None
             row[f"{kind}_ns"] = b["median_ns"] if b else None
         row["speedup"] = _ratio(row["baseline_ns"], row["andgate_ns"])
         row["hw_speedup"] = _ratio(row["andgate_ns"], row["hw_ns"])
-        row["andgate_c2c"] = _ratio(row["andgate_ns"], c2c)
+        row["andgate_c2c"] = _ratio(row["andgate_ns"], _c2c_of(best["andgate"], c2c) if best["andgate"] else c2c)
         rows.append(row)
     return rows
 
