@@ -91,21 +91,35 @@ static void central_wait(void *ctx, unsigned tid)
 /* ---- combining: software combining tree (src/ck_barrier_combining.c) ----
  * CK's tree is made of groups the caller creates: ck_barrier_combining_group_init(barrier, group, k)
  * links a group of k threads into the tree under the root (level order, two children per node), and
- * each thread passes its group to ck_barrier_combining(). CK documents no grouping; its validation
- * program takes the number of groups and threads per group on the command line. Here: one group of
- * all n threads under the root, so the last arriver of the group goes on to the root (whose count is
- * 1), flips the root's sense, then resets the group and flips the group's sense. */
+ * each thread passes its group to ck_barrier_combining(). CK documents no grouping (its validation
+ * program takes the number of groups and threads per group on the command line). Here: groups of 4
+ * consecutive threads (the last one smaller), as a user building a combining tree of fan-in 4 would,
+ * so the leaves match andgate's combining default (arity 4). */
+
+#define COMB_GROUP 4
 
 struct comb_slot {
     _Alignas(LINE) ck_barrier_combining_state_t s;
 };
 
+struct comb_group {
+    _Alignas(LINE) ck_barrier_combining_group_t g;
+};
+
 struct comb {
     ck_barrier_combining_t b;
-    ck_barrier_combining_group_t root;  /* CK_CC_CACHELINE: a line of its own */
-    ck_barrier_combining_group_t group; /* all n threads */
+    ck_barrier_combining_group_t root; /* CK_CC_CACHELINE: a line of its own */
+    struct comb_group *groups;         /* ceil(n / COMB_GROUP) */
     struct comb_slot st[];
 };
+
+static void comb_destroy(void *ctx)
+{
+    struct comb *c = ctx;
+    if (c)
+        free(c->groups);
+    free(c);
+}
 
 static int comb_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
                      size_t desclen)
@@ -115,22 +129,30 @@ static int comb_init(void **ctx, unsigned n, const char *spec, const char *wait,
     *ctx = NULL;
     if (bad_n(n))
         return EINVAL;
+    unsigned ng = (n + COMB_GROUP - 1) / COMB_GROUP;
     struct comb *c = line_alloc(sizeof *c + (size_t)n * sizeof c->st[0]);
     if (!c)
         return ENOMEM;
+    c->groups = line_alloc((size_t)ng * sizeof *c->groups);
+    if (!c->groups) {
+        free(c);
+        return ENOMEM;
+    }
     ck_barrier_combining_init(&c->b, &c->root);
-    ck_barrier_combining_group_init(&c->b, &c->group, n);
+    for (unsigned g = 0; g < ng; g++)
+        ck_barrier_combining_group_init(&c->b, &c->groups[g].g,
+                                        g + 1 < ng ? COMB_GROUP : n - (ng - 1) * COMB_GROUP);
     for (unsigned i = 0; i < n; i++)
         c->st[i].s = (ck_barrier_combining_state_t)CK_BARRIER_COMBINING_STATE_INITIALIZER;
     *ctx = c;
-    say(desc, desclen, "ck_barrier_combining, one group of all threads under the root", n);
+    say(desc, desclen, "ck_barrier_combining, groups of 4 consecutive threads under the root", n);
     return 0;
 }
 
 static void comb_wait(void *ctx, unsigned tid)
 {
     struct comb *c = ctx;
-    ck_barrier_combining(&c->b, &c->group, &c->st[tid].s);
+    ck_barrier_combining(&c->b, &c->groups[tid / COMB_GROUP].g, &c->st[tid].s);
 }
 
 /* ---- dissemination (src/ck_barrier_dissemination.c) ----
@@ -343,11 +365,11 @@ const struct bench_impl bench_impl_ck_centralized = {
 const struct bench_impl bench_impl_ck_combining = {
     .name = "ck:combining",
     .kind = "baseline",
-    .settings = "ck_barrier_combining: software combining tree built from caller-made groups; one "
-                "group of all threads under the root (group counter, then the root); " CK_SPIN,
+    .settings = "ck_barrier_combining: software combining tree built from caller-made groups; groups "
+                "of 4 consecutive threads, linked by CK under the root; " CK_SPIN,
     .init = comb_init,
     .wait = comb_wait,
-    .destroy = free,
+    .destroy = comb_destroy,
     .team = NULL,
 };
 
