@@ -17,6 +17,7 @@
 #define ANDGATE_H
 
 #include <stddef.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +50,7 @@ typedef struct ag_config {
 /* Returned by exactly one participant per episode, like PTHREAD_BARRIER_SERIAL_THREAD. */
 #define AG_SERIAL (-1)
 
-/* The barrier is broken (cancelled or timed out); see the robustness API. Outside the errno range. */
+/* The barrier is broken (cancelled or timed out; ag_barrier_reset repairs it). Outside the errno range. */
 #define AG_EBROKEN 0x4142 /* 'AB' */
 
 /* Create a barrier. On success *out owns it and 0 is returned; on failure *out is untouched.
@@ -64,6 +65,23 @@ AG_API int ag_barrier_wait(ag_barrier_t *b, unsigned tid);
 
 /* Free the barrier. EBUSY (and nothing freed) while a participant is inside ag_barrier_wait. */
 AG_API int ag_barrier_destroy(ag_barrier_t *b);
+
+/* ---- robustness: timeouts, cancellation, reset ---- */
+
+/* ag_barrier_wait with an absolute CLOCK_MONOTONIC deadline (NULL: none). Past the deadline the caller
+ * gets ETIMEDOUT and the barrier is broken: every participant waiting now or arriving later gets
+ * AG_EBROKEN (sleepers are woken), until ag_barrier_reset. EINVAL for a malformed timespec. */
+AG_API int ag_barrier_wait_until(ag_barrier_t *b, unsigned tid, const struct timespec *abs_deadline);
+
+/* Break the barrier from any thread, participant or not: waiters return AG_EBROKEN promptly. */
+AG_API int ag_barrier_cancel(ag_barrier_t *b);
+
+/* Make a broken (or any idle) barrier usable again, as freshly initialized. EBUSY while a participant
+ * is still inside a wait: let every participant return first. */
+AG_API int ag_barrier_reset(ag_barrier_t *b);
+
+/* Nonzero when the barrier is broken. */
+AG_API int ag_barrier_is_broken(const ag_barrier_t *b);
 
 /* The resolved configuration, e.g. "dissemination:ways=1,line=64 wait=hybrid:spin_ns=20000". */
 AG_API const char *ag_barrier_describe(const ag_barrier_t *b);

@@ -15,6 +15,7 @@
 #ifndef AG_ALGO_H
 #define AG_ALGO_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,16 +101,25 @@ struct ag_algo {
 
 /* One episode of participant tid, as the library and the simulator both run it. self is the
  * framework's private line per participant: slot 0 holds its episode number, slot 1 says "inside"
- * (read by ag_barrier_destroy for EBUSY). */
+ * (read by ag_barrier_destroy and ag_barrier_reset for EBUSY). A broken barrier refuses at once; a
+ * participant that times out breaks the barrier for everybody (000 §4.1's timeout, in software), so a
+ * straggler or a dead participant never hangs the others. */
 static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
                              uint64_t deadline)
 {
     uint32_t me = ag_at(self, tid);
     flag_put(&r->fl, me + 1, 1);
-    uint64_t e = flag_load(&r->fl, me);
-    int rc = a->wait(r, tid, e, deadline);
-    if (rc == 0 || rc == AG_SERIAL)
-        flag_put(&r->fl, me, e + 1);
+    int rc;
+    if (flag_broken(&r->fl)) {
+        rc = AG_EBROKEN;
+    } else {
+        uint64_t e = flag_load(&r->fl, me);
+        rc = a->wait(r, tid, e, deadline);
+        if (rc == 0 || rc == AG_SERIAL)
+            flag_put(&r->fl, me, e + 1);
+        else if (rc == ETIMEDOUT)
+            ag_flags_break(&r->fl);
+    }
     flag_put(&r->fl, me + 1, 0);
     return rc;
 }

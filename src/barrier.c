@@ -129,6 +129,16 @@ void *ag_layout_state(struct ag_layout *L, size_t size)
     return L->state;
 }
 
+/* Every flag to its initial state: not broken, every participant at the first episode, the
+ * algorithm's flags as its reset() puts them. Nobody may be inside. */
+static void reset_state(ag_barrier_t *b)
+{
+    for (unsigned t = 0; t < b->run.n; t++)
+        flag_put(&b->run.fl, ag_at(b->self, t), b->run.epoch0);
+    b->algo->reset(&b->run);
+    flag_store(&b->run.fl, b->run.fl.broken, 0);
+}
+
 int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoch0)
 {
     char msg[8];
@@ -153,6 +163,7 @@ int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoc
     unsigned line = sp.val[sp.nkeys] == -1 ? 64 : 128;
 
     struct ag_layout L = { .line_slots = line / 8 };
+    uint32_t broken = ag_flags_alloc(&L, 1, 1, AG_PAD).first;
     b->self = ag_flags_alloc(&L, cfg->nthreads, 2, AG_PAD);
     struct ag_setup s = { .n = cfg->nthreads, .p = b->params, .line = line, .rank = sh.rank, .order = sh.order };
     for (int l = 0; l < 3; l++) {
@@ -179,15 +190,14 @@ int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoc
     b->state = L.state;
     b->run = (struct ag_run){
         .fl = { .slots = b->slots, .sleepers = b->sleepers, .wp = &b->wp, .pshared = 0,
-                .asym = b->sleepers && ag_wait_sleeps_rarely(&b->wp) && ag_membarrier_ready() },
+                .asym = b->sleepers && ag_wait_sleeps_rarely(&b->wp) && ag_membarrier_ready(),
+                .broken = broken, .nslots = L.nslots },
         .n = cfg->nthreads,
         .st = b->state,
         .p = b->params,
         .epoch0 = epoch0,
     };
-    for (unsigned t = 0; t < cfg->nthreads; t++)
-        flag_put(&b->run.fl, ag_at(b->self, t), epoch0);
-    b->algo->reset(&b->run);
+    reset_state(b);
 
     int n = ag_spec_format(&ag_algo_table, &sp, b->desc, sizeof b->desc);
     if (n >= 0 && (size_t)n < sizeof b->desc) {
@@ -210,17 +220,74 @@ int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
     if (!b || tid >= b->run.n)
         return EINVAL;
     if (b->run.n == 1)
-        return AG_SERIAL; /* a barrier of one completes on arrival; nothing to order against */
+        return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL; /* one participant: complete on arrival */
     return ag_episode(b->algo, &b->run, b->self, tid, AG_NO_DEADLINE);
+}
+
+/* CLOCK_MONOTONIC timespec -> ns; EINVAL for a malformed one */
+static int deadline_ns(const struct timespec *ts, uint64_t *ns)
+{
+    if (!ts) {
+        *ns = AG_NO_DEADLINE;
+        return 0;
+    }
+    if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+        return EINVAL;
+    if ((uint64_t)ts->tv_sec >= (AG_NO_DEADLINE - 1000000000u) / 1000000000u) {
+        *ns = AG_NO_DEADLINE - 1;
+        return 0;
+    }
+    *ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+    return 0;
+}
+
+int ag_barrier_wait_until(ag_barrier_t *b, unsigned tid, const struct timespec *abs_deadline)
+{
+    uint64_t dl;
+    if (!b || tid >= b->run.n || deadline_ns(abs_deadline, &dl))
+        return EINVAL;
+    if (b->run.n == 1)
+        return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL;
+    return ag_episode(b->algo, &b->run, b->self, tid, dl);
+}
+
+int ag_barrier_cancel(ag_barrier_t *b)
+{
+    if (!b)
+        return EINVAL;
+    ag_flags_break(&b->run.fl);
+    return 0;
+}
+
+static int anyone_inside(const ag_barrier_t *b)
+{
+    for (unsigned t = 0; t < b->run.n; t++)
+        if (flag_load(&b->run.fl, ag_at(b->self, t) + 1))
+            return 1;
+    return 0;
+}
+
+int ag_barrier_reset(ag_barrier_t *b)
+{
+    if (!b)
+        return EINVAL;
+    if (anyone_inside(b))
+        return EBUSY;
+    reset_state(b);
+    return 0;
+}
+
+int ag_barrier_is_broken(const ag_barrier_t *b)
+{
+    return b && flag_broken(&b->run.fl);
 }
 
 int ag_barrier_destroy(ag_barrier_t *b)
 {
     if (!b)
         return EINVAL;
-    for (unsigned t = 0; t < b->run.n; t++)
-        if (flag_load(&b->run.fl, ag_at(b->self, t) + 1))
-            return EBUSY;
+    if (anyone_inside(b))
+        return EBUSY;
     free(b->state);
     free(b->sleepers);
     free(b->slots);

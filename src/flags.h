@@ -13,7 +13,13 @@
  *                                 shared store in every other respect
  *   flag_wait(f, i, cond, v, dl)  wait until flag i satisfies cond against v, with the barrier's
  *                                 wait policy, until the absolute CLOCK_MONOTONIC deadline dl (ns,
- *                                 AG_NO_DEADLINE for none). Returns 0 or an error code to pass up.
+ *                                 AG_NO_DEADLINE for none). Returns 0, ETIMEDOUT, or AG_EBROKEN when
+ *                                 the barrier is broken (cancelled or timed out); algorithms pass any
+ *                                 nonzero return straight up.
+ *
+ * The broken state: every barrier has one flag, f->broken, nonzero once it is broken. A wait returns 0
+ * only if its condition held and the barrier was not broken after it held (checked in that order), so
+ * once ag_flags_break() has run, nobody leaves a wait with 0 on the strength of a value it made up.
  *
  * Conditions: AG_EQ (flag == v), AG_NE (flag != v), AG_GE (flag is v or later, modulo 2^64).
  * Rule for blocking: every change an algorithm waits for must change the low 32 bits of the flag
@@ -26,6 +32,8 @@
 #define AG_FLAGS_H
 
 #include <stdint.h>
+
+#include "andgate.h"
 
 enum ag_cond { AG_EQ = 0, AG_NE = 1, AG_GE = 2 };
 
@@ -55,12 +63,21 @@ typedef struct ag_flags {
     const struct ag_waitpol *wp;
     int pshared;
     int asym;                           /* sleepers issue membarrier(): releasers need no fence */
+    uint32_t broken;                    /* the broken flag */
+    uint32_t nslots;
 } ag_flags_t;
 
 /* wait.c: the slow paths; whether this process can use membarrier() for asymmetric fences */
 int ag_membarrier_ready(void);
 int  ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 void ag_flag_wake(const ag_flags_t *f, uint32_t i);
+/* Break the barrier: set the broken flag and wake every waiter, spinning or asleep (wait.c). */
+void ag_flags_break(const ag_flags_t *f);
+
+static inline int flag_broken(const ag_flags_t *f)
+{
+    return atomic_load_explicit(&f->slots[f->broken], memory_order_seq_cst) != 0;
+}
 
 static inline uint64_t flag_load(const ag_flags_t *f, uint32_t i)
 {
@@ -118,7 +135,7 @@ static inline int flag_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, 
 static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
     if (ag_cond_holds(flag_load(f, i), cond, v))
-        return 0;
+        return flag_broken(f) ? AG_EBROKEN : 0;
     return ag_flag_wait_slow(f, i, cond, v, deadline);
 }
 

@@ -128,6 +128,22 @@ void ag_flag_wake(const ag_flags_t *f, uint32_t i)
 }
 
 /* Sleep while flag i is unchanged; 0 when the condition holds, ETIMEDOUT past the deadline. */
+/* 1: the condition holds and the barrier is not broken; 2: the barrier is broken; 0: keep waiting.
+ * The broken check comes after the condition (flags.h): a value that satisfies a waiter only because
+ * ag_flags_break() changed it is always followed by a visible broken flag. */
+static inline int ready(const ag_flags_t *f, uint32_t i, int cond, uint64_t v)
+{
+    int held = ag_cond_holds(flag_load(f, i), cond, v);
+    return flag_broken(f) ? 2 : held;
+}
+
+static inline int outcome(int r)
+{
+    return r == 1 ? 0 : AG_EBROKEN;
+}
+
+/* Sleep while flag i is unchanged: 0 once the condition holds, ETIMEDOUT past the deadline,
+ * AG_EBROKEN once the barrier is broken. */
 static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
     int rc = 0;
@@ -139,23 +155,43 @@ static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t
     }
     int op = FUTEX_WAIT_BITSET | (f->pshared ? 0 : FUTEX_PRIVATE_FLAG);
     /* Announce the sleeper before the last look at the flag: a releaser stores the flag, then reads
-     * the sleeper count, so either it sees us or we see its store (flags.h explains the two fences). */
+     * the sleeper count, so either it sees us or we see its store (flags.h explains the two fences).
+     * ag_flags_break() likewise stores the broken flag, then reads the sleeper counts (seq_cst). */
     atomic_fetch_add_explicit(&f->sleepers[i], 1, memory_order_seq_cst);
     if (f->asym)
         membarrier_all();
     for (;;) {
         uint64_t x = atomic_load_explicit(&f->slots[i], memory_order_seq_cst);
-        if (ag_cond_holds(x, cond, v))
+        int held = ag_cond_holds(x, cond, v);
+        if (flag_broken(f)) {
+            rc = AG_EBROKEN;
+            break;
+        }
+        if (held)
             break;
         if (deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline) {
             rc = ETIMEDOUT;
             break;
         }
-        /* The kernel sleeps only while the low word still equals what we saw. */
+        /* The kernel sleeps only while the low word still equals what we saw (a break changes it). */
         syscall(SYS_futex, futex_word(f, i), op, (uint32_t)x, tsp, NULL, FUTEX_BITSET_MATCH_ANY);
     }
     atomic_fetch_sub_explicit(&f->sleepers[i], 1, memory_order_relaxed);
     return rc;
+}
+
+void ag_flags_break(const ag_flags_t *f)
+{
+    atomic_store_explicit(&f->slots[f->broken], 1, memory_order_seq_cst);
+    if (!f->sleepers)
+        return; /* spinners see the flag at their next poll */
+    /* Sleepers: change the futex word under each (so one that is about to call futex_wait returns at
+     * once) and wake it. The flag values are garbage from now on; ag_barrier_reset rewrites them. */
+    for (uint32_t i = 0; i < f->nslots; i++)
+        if (atomic_load_explicit(&f->sleepers[i], memory_order_seq_cst)) {
+            atomic_fetch_add_explicit(&f->slots[i], 1, memory_order_seq_cst);
+            ag_flag_wake(f, i);
+        }
 }
 
 #define DEADLINE_CHECK_EVERY 64u
@@ -164,6 +200,7 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
 {
     const struct ag_waitpol *wp = f->wp;
     unsigned it = 0;
+    int r;
     switch (wp->kind) {
     case AG_W_BLOCK:
         return block(f, i, cond, v, deadline);
@@ -173,8 +210,8 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
          * costs as much as a cache-line transfer on some machines) and start the budget after them. */
         if (wp->ns)
             for (unsigned k = 0; k < DEADLINE_CHECK_EVERY; k++) {
-                if (ag_cond_holds(flag_load(f, i), cond, v))
-                    return 0;
+                if ((r = ready(f, i, cond, v)))
+                    return outcome(r);
                 ag_cpu_relax();
             }
         uint64_t start = ag_now_ns(), spin_until = start + wp->ns, yield_until = spin_until + wp->yield_ns;
@@ -183,22 +220,24 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
         if (spin_until > yield_until)
             spin_until = yield_until;
         if (wp->ns) {
-            while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+            while (!(r = ready(f, i, cond, v))) {
                 ag_cpu_relax();
                 if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= spin_until)
                     break;
             }
+            if (r)
+                return outcome(r);
         }
-        while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+        while (!(r = ready(f, i, cond, v))) {
             if (ag_now_ns() >= yield_until)
                 return block(f, i, cond, v, deadline);
             sched_yield();
         }
-        return 0;
+        return outcome(r);
     }
     case AG_W_BACKOFF: {
         uint64_t d = 64;
-        while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+        while (!(r = ready(f, i, cond, v))) {
             uint64_t now = ag_now_ns(), t = now + d;
             if (now >= deadline)
                 return ETIMEDOUT;
@@ -206,10 +245,10 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
                 ag_cpu_relax();
             d = d * 2 > wp->ns ? wp->ns : d * 2;
         }
-        return 0;
+        return outcome(r);
     }
     default: /* spin, pause, yield */
-        while (!ag_cond_holds(flag_load(f, i), cond, v)) {
+        while (!(r = ready(f, i, cond, v))) {
             if (wp->kind == AG_W_PAUSE)
                 ag_cpu_relax();
             else if (wp->kind == AG_W_YIELD)
@@ -217,6 +256,6 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
             if (++it % DEADLINE_CHECK_EVERY == 0 && deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline)
                 return ETIMEDOUT;
         }
-        return 0;
+        return outcome(r);
     }
 }
