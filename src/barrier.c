@@ -215,13 +215,34 @@ int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg)
     return ag_barrier_init_at(out, cfg, 0);
 }
 
+/* ThreadSanitizer. A program built with -fsanitize=thread links the TSan runtime, which defines these;
+ * in any other program they stay NULL (weak) and cost a predictable branch. They tell TSan what the
+ * barrier guarantees even when libandgate itself was built without TSan (its atomics then are invisible
+ * to it): every participant's writes before episode e happen before every participant's reads after
+ * it. One sync object per episode parity: arrivals for episode e + 1 cannot mix into episode e's
+ * departures, and episode e + 2 cannot start before every participant has left episode e. */
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
+{
+    if (b->run.n == 1) /* one participant: complete on arrival */
+        return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL;
+    if (!__tsan_release)
+        return ag_episode(b->algo, &b->run, b->self, tid, deadline);
+    char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
+    __tsan_release(sync);
+    int rc = ag_episode(b->algo, &b->run, b->self, tid, deadline);
+    if (rc == 0 || rc == AG_SERIAL)
+        __tsan_acquire(sync);
+    return rc;
+}
+
 int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
 {
     if (!b || tid >= b->run.n)
         return EINVAL;
-    if (b->run.n == 1)
-        return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL; /* one participant: complete on arrival */
-    return ag_episode(b->algo, &b->run, b->self, tid, AG_NO_DEADLINE);
+    return episode(b, tid, AG_NO_DEADLINE);
 }
 
 /* CLOCK_MONOTONIC timespec -> ns; EINVAL for a malformed one */
@@ -246,9 +267,7 @@ int ag_barrier_wait_until(ag_barrier_t *b, unsigned tid, const struct timespec *
     uint64_t dl;
     if (!b || tid >= b->run.n || deadline_ns(abs_deadline, &dl))
         return EINVAL;
-    if (b->run.n == 1)
-        return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL;
-    return ag_episode(b->algo, &b->run, b->self, tid, dl);
+    return episode(b, tid, dl);
 }
 
 int ag_barrier_cancel(ag_barrier_t *b)

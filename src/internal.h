@@ -20,6 +20,7 @@ struct ag_barrier {
     uint32_t nslots;
     void *state;
     char desc[256];
+    char tsan_sync[2];            /* ThreadSanitizer sync objects, by episode parity (barrier.c) */
 };
 
 /* ag_barrier_init with every participant's episode counter starting at epoch0 instead of 0, so tests

@@ -359,12 +359,23 @@ unsigned ag_cgroup_cpu_limit(void)
     return best;
 }
 
-unsigned ag_usable_cpus(void)
+/* Computed once per process, at first use (before any pinning a program may do later): the affinity
+ * mask at that moment, capped by the cgroup quota. */
+static unsigned usable_cpus;
+static pthread_once_t usable_once = PTHREAD_ONCE_INIT;
+
+static void usable_load(void)
 {
-    int buf[CPU_SETSIZE];
+    static int buf[CPU_SETSIZE];
     unsigned n = ag_affinity_cpus(buf, CPU_SETSIZE);
     unsigned q = ag_cgroup_cpu_limit();
     if (q && q < n)
         n = q;
-    return n ? n : 1;
+    usable_cpus = n ? n : 1;
+}
+
+unsigned ag_usable_cpus(void)
+{
+    pthread_once(&usable_once, usable_load);
+    return usable_cpus;
 }
