@@ -17,6 +17,7 @@
 #define ANDGATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #ifdef __cplusplus
@@ -79,6 +80,21 @@ AG_API int ag_barrier_cancel(ag_barrier_t *b);
 /* Make a broken (or any idle) barrier usable again, as freshly initialized. EBUSY while a participant
  * is still inside a wait: let every participant return first. */
 AG_API int ag_barrier_reset(ag_barrier_t *b);
+
+/* ---- split phase ---- */
+
+/* What ag_barrier_arrive hands to ag_barrier_depart; opaque. */
+typedef uint64_t ag_token_t;
+
+/* Announce tid's arrival and return at once (0), so the caller can work while the others arrive;
+ * then ag_barrier_depart waits until the episode is complete and returns 0 or AG_SERIAL (exactly one
+ * participant per episode) or an error. Between the two calls the participant counts as inside
+ * (destroy and reset say EBUSY). Writes made before arrive are visible to everybody after depart.
+ * EINVAL: arrive twice, depart without arrive, a plain wait between the two. AG_EBROKEN: broken.
+ * Algorithms whose arrival never waits (central, counting, ticket, combining, dtour) do their whole
+ * arrival in arrive; the others do it in depart (`andgate list` says which). */
+AG_API int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token);
+AG_API int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline);
 
 /* Nonzero when the barrier is broken. */
 AG_API int ag_barrier_is_broken(const ag_barrier_t *b);

@@ -97,18 +97,29 @@ struct ag_algo {
     int  (*setup)(const struct ag_setup *s, struct ag_layout *L);
     void (*reset)(const struct ag_run *r);
     int  (*wait)(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline);
+    /* Split phase, optional (001 §III's notify/wait, std::barrier's arrive/wait). arrive announces
+     * tid's arrival at episode e without waiting and leaves in *tok what depart needs (tok is the
+     * algorithm's own); depart waits for the episode to complete and returns 0, AG_SERIAL or an error.
+     * Algorithms without them still work split: arrive does nothing and depart runs wait. */
+    void (*arrive)(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok);
+    int  (*depart)(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline);
 };
 
-/* One episode of participant tid, as the library and the simulator both run it. self is the
- * framework's private line per participant: slot 0 holds its episode number, slot 1 says "inside"
- * (read by ag_barrier_destroy and ag_barrier_reset for EBUSY). A broken barrier refuses at once; a
+/* The framework's private line per participant: slot 0 holds its episode number, slot 1 says whether
+ * it is inside (read by ag_barrier_destroy and ag_barrier_reset for EBUSY). */
+enum { AG_INSIDE = 1, AG_ARRIVED = 2 };
+
+/* One episode of participant tid, as the library and the simulator both run it. A broken barrier
+ * refuses at once; a
  * participant that times out breaks the barrier for everybody (000 §4.1's timeout, in software), so a
  * straggler or a dead participant never hangs the others. */
 static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
                              uint64_t deadline)
 {
     uint32_t me = ag_at(self, tid);
-    flag_put(&r->fl, me + 1, 1);
+    if (flag_load(&r->fl, me + 1) == AG_ARRIVED)
+        return EINVAL; /* arrived split-phase: depart first */
+    flag_put(&r->fl, me + 1, AG_INSIDE);
     int rc;
     if (flag_broken(&r->fl)) {
         rc = AG_EBROKEN;
@@ -120,6 +131,38 @@ static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag
         else if (rc == ETIMEDOUT)
             ag_flags_break(&r->fl);
     }
+    flag_put(&r->fl, me + 1, 0);
+    return rc;
+}
+
+/* Split phase: the participant counts as inside from arrive until depart returns. */
+static inline int ag_arrive(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
+                            uint64_t *tok)
+{
+    uint32_t me = ag_at(self, tid);
+    if (flag_load(&r->fl, me + 1) != 0)
+        return EINVAL; /* already arrived (or waiting) in this episode */
+    if (flag_broken(&r->fl))
+        return AG_EBROKEN;
+    flag_put(&r->fl, me + 1, AG_ARRIVED);
+    *tok = 0;
+    if (a->arrive)
+        a->arrive(r, tid, flag_load(&r->fl, me), tok);
+    return 0;
+}
+
+static inline int ag_depart(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
+                            uint64_t tok, uint64_t deadline)
+{
+    uint32_t me = ag_at(self, tid);
+    if (flag_load(&r->fl, me + 1) != AG_ARRIVED)
+        return EINVAL; /* depart without arrive */
+    uint64_t e = flag_load(&r->fl, me);
+    int rc = a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline);
+    if (rc == 0 || rc == AG_SERIAL)
+        flag_put(&r->fl, me, e + 1);
+    else if (rc == ETIMEDOUT)
+        ag_flags_break(&r->fl);
     flag_put(&r->fl, me + 1, 0);
     return rc;
 }

@@ -270,6 +270,27 @@ int ag_barrier_wait_until(ag_barrier_t *b, unsigned tid, const struct timespec *
     return episode(b, tid, dl);
 }
 
+int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token)
+{
+    if (!b || tid >= b->run.n || !token)
+        return EINVAL;
+    if (__tsan_release)
+        __tsan_release(&b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1]);
+    return ag_arrive(b->algo, &b->run, b->self, tid, token);
+}
+
+int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline)
+{
+    uint64_t dl;
+    if (!b || tid >= b->run.n || deadline_ns(abs_deadline, &dl))
+        return EINVAL;
+    char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
+    int rc = ag_depart(b->algo, &b->run, b->self, tid, token, dl);
+    if (__tsan_acquire && (rc == 0 || rc == AG_SERIAL))
+        __tsan_acquire(sync);
+    return rc;
+}
+
 int ag_barrier_cancel(ag_barrier_t *b)
 {
     if (!b)

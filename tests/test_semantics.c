@@ -9,8 +9,11 @@
  *     after it (double-buffered by episode parity so the next episode's writes cannot race the reads);
  * with random delays (busy, yield, sleep) between episodes, and thread counts beyond the CPUs.
  *
+ * With --split, every episode is ag_barrier_arrive, a random amount of work, ag_barrier_depart: the
+ * same checks then hold between what was written before arrive and what is read after depart.
+ *
  * Usage: test_semantics [--algos a,b|all] [--threads 1,2,3] [--waits w1;w2] [--episodes N]
- *                       [--epoch0 X] [--cpus-mode default|pairs]
+ *                       [--epoch0 X] [--cpus-mode default|pairs] [--split]
  * Prints one line per failing configuration and "N passed, N failed" at the end; exit 1 on failure.
  */
 #define _GNU_SOURCE
@@ -45,6 +48,8 @@ static const char *const variants[] = {
     "hybrid", "hybrid:group=core", "hybrid:group=numa", "hybrid:group=2", "hybrid:group=3",
     NULL,
 };
+
+static int split; /* --split: arrive, work, depart */
 
 struct shared {
     ag_barrier_t *b;
@@ -108,7 +113,17 @@ static void *worker(void *p)
         random_delay(&seed);
         sh->data[k & 1][t] = (unsigned long)k * n + t;
         atomic_fetch_add_explicit(&sh->arrived, 1, memory_order_relaxed);
-        int rc = ag_barrier_wait(sh->b, t);
+        int rc;
+        if (split) {
+            ag_token_t tok;
+            rc = ag_barrier_arrive(sh->b, t, &tok);
+            if (rc == 0) {
+                random_delay(&seed); /* work that overlaps the barrier */
+                rc = ag_barrier_depart(sh->b, t, tok, NULL);
+            }
+        } else {
+            rc = ag_barrier_wait(sh->b, t);
+        }
         if (rc == AG_SERIAL)
             atomic_fetch_add_explicit(&sh->serial[k], 1, memory_order_relaxed);
         else if (rc != 0) {
@@ -200,6 +215,13 @@ int main(int argc, char **argv)
     const char *algos = "all", *threads = "1,2,3,4,5,7,8,13,16,31", *waits = NULL, *cpus_mode = "default";
     unsigned episodes = 60;
     uint64_t epoch0 = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--split")) {
+            split = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+            argc--;
+            break;
+        }
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--algos")) algos = argv[i + 1];
         else if (!strcmp(argv[i], "--threads")) threads = argv[i + 1];

@@ -16,11 +16,21 @@ static void values(const struct ag_key *k, char *buf, size_t len)
         snprintf(buf + n, len - n, "%s%ld..%ld", n ? "|" : "", k->min, k->max);
 }
 
+/* What split phase does for an algorithm: the whole arrival in ag_barrier_arrive, or in depart. */
+static const char *split_of(const struct ag_table *t, unsigned i)
+{
+    if (t != &ag_algo_table)
+        return NULL;
+    return ag_algos[i]->arrive ? "native: arrive completes the arrival without waiting"
+                               : "in depart: arrive only marks the participant, depart runs the barrier";
+}
+
 static void print_table(const struct ag_table *t, int json)
 {
     for (unsigned i = 0; i < t->n; i++) {
         const struct ag_kind *kind = t->get(i);
         const struct ag_key *k;
+        const char *split = split_of(t, i);
         if (json) {
             printf("%s{\"name\":", i ? "," : "");
             json_str(stdout, kind->name);
@@ -28,10 +38,14 @@ static void print_table(const struct ag_table *t, int json)
             json_str(stdout, kind->summary);
             printf(",\"source\":");
             json_str(stdout, kind->source);
+            if (split)
+                printf(",\"split_phase\":\"%s\"", ag_algos[i]->arrive ? "native" : "depart");
             printf(",\"params\":[");
         } else {
             printf("%-14s %s\n", kind->name, kind->summary);
             printf("%-14s source: %s\n", "", kind->source);
+            if (split)
+                printf("%-14s split phase: %s\n", "", split);
         }
         for (unsigned j = 0; (k = ag_spec_key(t, kind, j)); j++) {
             char v[128];

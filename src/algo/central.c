@@ -33,22 +33,37 @@ static void reset(const struct ag_run *r)
     flag_store(&r->fl, st->sense, r->epoch0 & 1);
 }
 
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+/* Split phase: arrival is one increment, and the last arrival completes the episode by itself, so
+ * arrive never waits; tok = 1 marks the arrival that released everybody. */
+static void arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok)
 {
     (void)tid;
     const struct central *st = r->st;
-    uint64_t next = (e + 1) & 1;
+    *tok = 0;
     if (flag_fetch_add(&r->fl, st->count, 1) == r->n - 1) {
         /* Everyone has arrived, and nobody can arrive for episode e + 1 before the sense flips:
          * resetting the counter first is race-free. */
         flag_store(&r->fl, st->count, 0);
-        flag_store(&r->fl, st->sense, next);
-        return AG_SERIAL;
+        flag_store(&r->fl, st->sense, (e + 1) & 1);
+        *tok = 1;
     }
-    return flag_wait(&r->fl, st->sense, AG_EQ, next, deadline);
+}
+
+static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline)
+{
+    (void)tid;
+    const struct central *st = r->st;
+    return tok ? AG_SERIAL : flag_wait(&r->fl, st->sense, AG_EQ, (e + 1) & 1, deadline);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    uint64_t tok;
+    arrive(r, tid, e, &tok);
+    return depart(r, tid, e, tok, deadline);
 }
 
 const struct ag_algo ag_algo_central = {
     { "central", "sense-reversing centralized counter", "002 §II-B SENSE; 003 §3 sr", NULL },
-    setup, reset, wait,
+    setup, reset, wait, arrive, depart,
 };

@@ -38,23 +38,39 @@ static void reset(const struct ag_run *r)
     flag_store(&r->fl, st->release, r->epoch0); /* participants of episode e wait for e + 1 */
 }
 
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+/* Split phase: the last arrival releases everybody inside arrive; tok = 1 marks it. */
+static void arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok)
 {
     (void)tid;
     const struct counting *st = r->st;
     uint32_t c = st->count[e & 1];
+    *tok = 0;
     if (flag_fetch_add(&r->fl, c, 1) != r->n - 1)
-        return flag_wait(&r->fl, st->release, AG_GE, e + 1, deadline);
+        return;
     /* All n arrived (the acq_rel increments chain every arrival's writes to us). Release first ... */
     flag_store(&r->fl, st->release, e + 1);
     /* ... then clear this generation's counter: it is next used in episode e + 2, which nobody can
      * enter before we (a participant of e + 1) arrive there, after this store. */
     flag_store(&r->fl, c, 0);
-    return AG_SERIAL;
+    *tok = 1;
+}
+
+static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline)
+{
+    (void)tid;
+    const struct counting *st = r->st;
+    return tok ? AG_SERIAL : flag_wait(&r->fl, st->release, AG_GE, e + 1, deadline);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    uint64_t tok;
+    arrive(r, tid, e, &tok);
+    return depart(r, tid, e, tok, deadline);
 }
 
 const struct ag_algo ag_algo_counting = {
     { "counting", "two-generation counting barrier (the HARP design in software)", "000 §2, §3 Fig. 5",
       NULL },
-    setup, reset, wait,
+    setup, reset, wait, arrive, depart,
 };

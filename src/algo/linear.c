@@ -56,5 +56,6 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
 const struct ag_algo ag_algo_linear = {
     { "linear", "master gathers per-participant arrival flags, then releases", "000 §2 Pool; libomp linear",
       NULL },
-    setup, reset, wait,
+    /* split phase in depart: the master's arrival is its gather, which waits for everybody */
+    setup, reset, wait, NULL, NULL,
 };

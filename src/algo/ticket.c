@@ -38,22 +38,41 @@ static void reset(const struct ag_run *r)
     flag_store(&r->fl, st->serving, k0);
 }
 
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+/* Split phase: taking a ticket is the arrival; the last ticket of a batch releases it inside arrive.
+ * tok = the batch number to be served next, with bit 63 set for the releasing arrival. */
+#define SERIAL_BIT (UINT64_C(1) << 63)
+
+static void arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok)
 {
     (void)tid, (void)e;
     const struct ticket *st = r->st;
     uint64_t t = flag_fetch_add(&r->fl, st->next, 1);
     uint64_t k = t / r->n, next = (k + 1) % BATCHES;
+    *tok = next;
     if (t % r->n != r->n - 1)
-        return flag_wait(&r->fl, st->serving, AG_EQ, next, deadline);
+        return;
     /* the last ticket of batch k: everyone of the batch has arrived and nobody holds a later ticket */
     if (t + 1 == BATCHES * r->n)
         flag_store(&r->fl, st->next, 0);
     flag_store(&r->fl, st->serving, next);
-    return AG_SERIAL;
+    *tok |= SERIAL_BIT;
+}
+
+static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline)
+{
+    (void)tid, (void)e;
+    const struct ticket *st = r->st;
+    return tok & SERIAL_BIT ? AG_SERIAL : flag_wait(&r->fl, st->serving, AG_EQ, tok, deadline);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    uint64_t tok;
+    arrive(r, tid, e, &tok);
+    return depart(r, tid, e, tok, deadline);
 }
 
 const struct ag_algo ag_algo_ticket = {
     { "ticket", "ticket barrier: one fetch-and-increment per arrival, no per-episode reset", "000 §2", NULL },
-    setup, reset, wait,
+    setup, reset, wait, arrive, depart,
 };

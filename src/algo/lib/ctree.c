@@ -73,38 +73,61 @@ static void release_path(const struct ag_run *r, const struct ag_ctree *t, const
             flag_store(&r->fl, ag_at(t->rel, path[won]), e + 1);
 }
 
-int ag_ctree_wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+/* Split phase. Arrival climbs while this participant is the last to arrive at node x and never waits:
+ * it ends as the champion (who releases everybody at once) or as a loser at some node x. tok: the
+ * node where it lost, or AG_CTREE_NONE for the champion. */
+void ag_ctree_arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok)
 {
     const struct ag_ctree *t = r->st;
     uint32_t path[MAXDEPTH];
     unsigned won = 0;
     uint32_t x = leaf_of(t)[tid];
-
-    /* Arrival: climb while this participant is the last to arrive at node x. The fetch_add chain
-     * (acq_rel) carries every arrival of x's subtree to the winner, and on to the champion. */
+    /* The fetch_add chain (acq_rel) carries every arrival of x's subtree to the winner, and on to the
+     * champion. */
     for (;;) {
-        if (t->node[x].count > 1 && !won_node(r, t, x, e))
-            break; /* lost at x: somebody else climbs for this subtree */
-        path[won++] = x;
-        if (t->node[x].parent == AG_CTREE_NONE) {
-            /* Champion: all n participants have arrived in episode e. */
-            if (t->tree_wake)
-                release_path(r, t, path, won, e);
-            else
-                flag_store(&r->fl, t->global, e + 1);
-            return AG_SERIAL;
+        if (t->node[x].count > 1 && !won_node(r, t, x, e)) {
+            *tok = x; /* lost at x: somebody else climbs for this subtree */
+            return;
         }
+        path[won++] = x;
+        if (t->node[x].parent == AG_CTREE_NONE)
+            break;
         x = t->node[x].parent;
     }
+    /* Champion: all n participants have arrived in episode e. */
+    if (t->tree_wake)
+        release_path(r, t, path, won, e);
+    else
+        flag_store(&r->fl, t->global, e + 1);
+    *tok = AG_CTREE_NONE;
+}
 
-    /* Lost at node x. A release flag reaches e + 1 only once everyone arrived in episode e, and can
-     * never be ahead: episode e + 1 cannot complete without us. */
+int ag_ctree_depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline)
+{
+    const struct ag_ctree *t = r->st;
+    if (tok == AG_CTREE_NONE)
+        return AG_SERIAL;
+    /* Lost at node x = tok. A release flag reaches e + 1 only once everyone arrived in episode e, and
+     * can never be ahead: episode e + 1 cannot complete without us. */
+    uint32_t x = (uint32_t)tok;
     if (!t->tree_wake)
         return flag_wait(&r->fl, t->global, AG_GE, e + 1, deadline);
     int rc = flag_wait(&r->fl, ag_at(t->rel, x), AG_GE, e + 1, deadline);
     if (rc)
         return rc;
-    /* Released (acquire: the champion's history is ours); pass it on down the nodes we won. */
+    /* Released (acquire: the champion's history is ours); pass it on down the nodes we won: the path
+     * from our leaf up to, not including, x. */
+    uint32_t path[MAXDEPTH];
+    unsigned won = 0;
+    for (uint32_t y = leaf_of(t)[tid]; y != x; y = t->node[y].parent)
+        path[won++] = y;
     release_path(r, t, path, won, e);
     return 0;
+}
+
+int ag_ctree_wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    uint64_t tok;
+    ag_ctree_arrive(r, tid, e, &tok);
+    return ag_ctree_depart(r, tid, e, tok, deadline);
 }

@@ -42,5 +42,8 @@ void ag_ctree_flags(struct ag_ctree *t, struct ag_layout *L);
 /* The algorithm's reset and wait, for an algorithm whose whole state block is the ag_ctree. */
 void ag_ctree_reset(const struct ag_run *r);
 int ag_ctree_wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline);
+/* Split phase: arrival climbs as far as it wins and never waits (the champion releases everybody). */
+void ag_ctree_arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok);
+int ag_ctree_depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline);
 
 #endif
