@@ -38,7 +38,7 @@ extern "C" {
 typedef struct ag_barrier ag_barrier_t;
 
 /* ag_config_t.flags */
-#define AG_PSHARED 0x1u /* process-shared barrier (reserved: the shm API builds it) */
+#define AG_PSHARED 0x1u /* process-shared: made with ag_barrier_init_shm, not ag_barrier_init */
 
 typedef struct ag_config {
     unsigned    nthreads; /* participants, >= 1 */
@@ -95,6 +95,26 @@ typedef uint64_t ag_token_t;
  * arrival in arrive; the others do it in depart (`andgate list` says which). */
 AG_API int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token);
 AG_API int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline);
+
+/* ---- process-shared barriers ---- */
+
+/* Bytes of shared memory a barrier for cfg needs (0 for an invalid cfg; cfg->flags may hold
+ * AG_PSHARED). Everything lives in that memory, with offsets instead of pointers and shared futexes,
+ * so processes may map it at different addresses. */
+AG_API size_t ag_barrier_shm_size(const ag_config_t *cfg);
+
+/* Lay a barrier out in mem (len bytes, 64-byte aligned, shared between the processes: a MAP_SHARED
+ * mapping of a file or of shm_open). Call once, before any process attaches. EINVAL: bad cfg, len too
+ * small, misaligned mem. */
+AG_API int ag_barrier_init_shm(void *mem, size_t len, const ag_config_t *cfg);
+
+/* A handle on a barrier in shared memory, for this process (each process attaches, the initializing
+ * one too). The segment is checked first: a wrong magic, version or size, a bad checksum, or a layout
+ * that does not follow from its configuration is refused with EINVAL, and nothing outside [mem,
+ * mem + len) is ever read or written. ag_barrier_destroy on such a handle detaches this process only.
+ * A participant process that dies leaves the others able to time out (ag_barrier_wait_until) and see
+ * AG_EBROKEN. */
+AG_API int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len);
 
 /* Nonzero when the barrier is broken. */
 AG_API int ag_barrier_is_broken(const ag_barrier_t *b);

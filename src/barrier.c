@@ -55,8 +55,8 @@ static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const stru
     return "stour";
 }
 
-static int resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,
-                   char *msg, size_t msglen)
+int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,
+               char *msg, size_t msglen)
 {
     if (!cfg)
         return snprintf(msg, msglen, "cfg is NULL"), EINVAL;
@@ -67,8 +67,6 @@ static int resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitp
                EINVAL;
     if (cfg->flags & ~AG_PSHARED)
         return snprintf(msg, msglen, "unknown flags 0x%x", cfg->flags & ~AG_PSHARED), EINVAL;
-    if (cfg->flags & AG_PSHARED)
-        return snprintf(msg, msglen, "AG_PSHARED needs the process-shared API, not built yet"), ENOTSUP;
 
     struct ag_spec ws;
     int rc = ag_spec_parse(&ag_wait_table, pick(cfg->wait, "ANDGATE_WAIT"), &ws, msg, msglen);
@@ -95,7 +93,7 @@ int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen)
     struct ag_spec algo;
     struct ag_waitpol wp;
     struct ag_shape sh;
-    int rc = resolve(cfg, &algo, &wp, &sh, msg, msglen);
+    int rc = ag_resolve(cfg, &algo, &wp, &sh, msg, msglen);
     if (!rc)
         ag_shape_free(&sh);
     return rc;
@@ -131,7 +129,7 @@ void *ag_layout_state(struct ag_layout *L, size_t size)
 
 /* Every flag to its initial state: not broken, every participant at the first episode, the
  * algorithm's flags as its reset() puts them. Nobody may be inside. */
-static void reset_state(ag_barrier_t *b)
+void ag_reset_state(ag_barrier_t *b)
 {
     for (unsigned t = 0; t < b->run.n; t++)
         flag_put(&b->run.fl, ag_at(b->self, t), b->run.epoch0);
@@ -139,73 +137,105 @@ static void reset_state(ag_barrier_t *b)
     flag_store(&b->run.fl, b->run.fl.broken, 0);
 }
 
+int ag_plan(ag_barrier_t *b, unsigned n, unsigned algo, const long *params, const struct ag_waitpol *wp,
+            const struct ag_shape *sh, struct ag_layout *L)
+{
+    b->algo = ag_algos[algo];
+    b->wp = *wp;
+    memcpy(b->params, params, sizeof b->params);
+    unsigned nk = 0;
+    while (b->algo->k.keys && b->algo->k.keys[nk].name)
+        nk++;
+    /* the common key "line" (words "64" | "128") follows the algorithm's keys */
+    unsigned line = params[nk] == -1 ? 64 : 128;
+    *L = (struct ag_layout){ .line_slots = line / 8 };
+    b->run.fl.broken = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    b->self = ag_flags_alloc(L, n, 2, AG_PAD);
+    struct ag_setup s = { .n = n, .p = b->params, .line = line, .rank = sh->rank, .order = sh->order };
+    for (int l = 0; l < 3; l++) {
+        s.group[l] = sh->group[l];
+        s.ngroups[l] = sh->ngroups[l];
+    }
+    int rc = b->algo->setup(&s, L);
+    if (!rc && L->oom)
+        rc = ENOMEM;
+    if (rc) {
+        free(L->state);
+        L->state = NULL;
+    }
+    b->line = line;
+    return rc;
+}
+
+void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint32_t *sleepers,
+              const struct ag_layout *L, uint64_t epoch0, int pshared)
+{
+    b->slots = slots;
+    b->sleepers = sleepers;
+    b->nslots = L->nslots;
+    b->state = L->state;
+    b->state_size = L->state_size;
+    uint32_t broken = b->run.fl.broken;
+    b->run = (struct ag_run){
+        /* membarrier() fences only this process: never for process-shared barriers */
+        .fl = { .slots = slots, .sleepers = sleepers, .wp = &b->wp, .pshared = pshared,
+                .asym = sleepers && !pshared && ag_wait_sleeps_rarely(&b->wp) && ag_membarrier_ready(),
+                .broken = broken, .nslots = L->nslots },
+        .n = n,
+        .st = b->state,
+        .p = b->params,
+        .epoch0 = epoch0,
+    };
+    struct ag_spec sp = { .kind = &b->algo->k, .index = 0, .nkeys = 0 };
+    memcpy(sp.val, b->params, sizeof sp.val);
+    while (b->algo->k.keys && b->algo->k.keys[sp.nkeys].name)
+        sp.nkeys++;
+    int len = ag_spec_format(&ag_algo_table, &sp, b->desc, sizeof b->desc);
+    if (len >= 0 && (size_t)len < sizeof b->desc) {
+        len += snprintf(b->desc + len, sizeof b->desc - (size_t)len, " wait=");
+        if ((size_t)len < sizeof b->desc)
+            ag_wait_format(&b->wp, b->desc + len, sizeof b->desc - (size_t)len);
+    }
+}
+
 int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoch0)
 {
     char msg[8];
     if (!out)
         return EINVAL;
+    if (cfg && (cfg->flags & AG_PSHARED))
+        return EINVAL; /* process-shared barriers live in the caller's memory: ag_barrier_init_shm */
     struct ag_spec sp;
     struct ag_waitpol wp;
     struct ag_shape sh;
-    int rc = resolve(cfg, &sp, &wp, &sh, msg, sizeof msg);
+    int rc = ag_resolve(cfg, &sp, &wp, &sh, msg, sizeof msg);
     if (rc)
         return rc;
-
     ag_barrier_t *b = calloc(1, sizeof *b);
+    struct ag_layout L;
     if (!b) {
         ag_shape_free(&sh);
         return ENOMEM;
     }
-    b->algo = ag_algos[sp.index];
-    b->wp = wp;
-    memcpy(b->params, sp.val, sizeof b->params);
-    /* the common key "line" (words "64" | "128") follows the algorithm's keys */
-    unsigned line = sp.val[sp.nkeys] == -1 ? 64 : 128;
-
-    struct ag_layout L = { .line_slots = line / 8 };
-    uint32_t broken = ag_flags_alloc(&L, 1, 1, AG_PAD).first;
-    b->self = ag_flags_alloc(&L, cfg->nthreads, 2, AG_PAD);
-    struct ag_setup s = { .n = cfg->nthreads, .p = b->params, .line = line, .rank = sh.rank, .order = sh.order };
-    for (int l = 0; l < 3; l++) {
-        s.group[l] = sh.group[l];
-        s.ngroups[l] = sh.ngroups[l];
-    }
-    rc = b->algo->setup(&s, &L);
+    rc = ag_plan(b, cfg->nthreads, sp.index, sp.val, &wp, &sh, &L);
     ag_shape_free(&sh);
-    if (!rc && L.oom)
-        rc = ENOMEM;
+    _Atomic uint64_t *slots = NULL;
+    _Atomic uint32_t *sleepers = NULL;
     size_t bytes = (size_t)L.nslots * sizeof(uint64_t);
-    if (!rc && !(b->slots = aligned_alloc(line, bytes)))
+    if (!rc && !(slots = aligned_alloc(b->line, (bytes + b->line - 1) / b->line * b->line)))
         rc = ENOMEM;
-    if (!rc && ag_wait_may_block(&wp) && !(b->sleepers = calloc(L.nslots, sizeof *b->sleepers)))
+    if (!rc && ag_wait_may_block(&wp) && !(sleepers = calloc(L.nslots, sizeof *sleepers)))
         rc = ENOMEM;
     if (rc) {
         free(L.state);
-        free(b->slots);
+        free(slots);
         free(b);
         return rc;
     }
-    memset(b->slots, 0, bytes);
-    b->nslots = L.nslots;
-    b->state = L.state;
-    b->run = (struct ag_run){
-        .fl = { .slots = b->slots, .sleepers = b->sleepers, .wp = &b->wp, .pshared = 0,
-                .asym = b->sleepers && ag_wait_sleeps_rarely(&b->wp) && ag_membarrier_ready(),
-                .broken = broken, .nslots = L.nslots },
-        .n = cfg->nthreads,
-        .st = b->state,
-        .p = b->params,
-        .epoch0 = epoch0,
-    };
-    reset_state(b);
-
-    int n = ag_spec_format(&ag_algo_table, &sp, b->desc, sizeof b->desc);
-    if (n >= 0 && (size_t)n < sizeof b->desc) {
-        snprintf(b->desc + n, sizeof b->desc - (size_t)n, " wait=");
-        n += 6;
-        if ((size_t)n < sizeof b->desc)
-            ag_wait_format(&b->wp, b->desc + n, sizeof b->desc - (size_t)n);
-    }
+    memset(slots, 0, bytes);
+    b->owns_memory = 1;
+    ag_place(b, cfg->nthreads, slots, sleepers, &L, epoch0, 0);
+    ag_reset_state(b);
     *out = b;
     return 0;
 }
@@ -313,7 +343,7 @@ int ag_barrier_reset(ag_barrier_t *b)
         return EINVAL;
     if (anyone_inside(b))
         return EBUSY;
-    reset_state(b);
+    ag_reset_state(b);
     return 0;
 }
 
@@ -326,11 +356,14 @@ int ag_barrier_destroy(ag_barrier_t *b)
 {
     if (!b)
         return EINVAL;
-    if (anyone_inside(b))
+    if (b->owns_memory && anyone_inside(b))
         return EBUSY;
+    /* an attached process-shared barrier: only this process's handle goes; the segment stays */
     free(b->state);
-    free(b->sleepers);
-    free(b->slots);
+    if (b->owns_memory) {
+        free(b->sleepers);
+        free(b->slots);
+    }
     free(b);
     return 0;
 }

@@ -18,10 +18,31 @@ struct ag_barrier {
     _Atomic uint64_t *slots;      /* the flag arena */
     _Atomic uint32_t *sleepers;   /* futex sleepers per flag, when the policy may block */
     uint32_t nslots;
-    void *state;
+    unsigned line;
+    void *state;                  /* process-local, also for process-shared barriers */
+    size_t state_size;
+    int owns_memory;              /* 0: attached to a process-shared segment */
     char desc[256];
     char tsan_sync[2];            /* ThreadSanitizer sync objects, by episode parity (barrier.c) */
 };
+
+struct ag_shape;
+struct ag_spec;
+
+/* Check and resolve a configuration: algorithm spec (auto resolved), wait policy, participant shape
+ * (free it with ag_shape_free on success). 0, or EINVAL/ENOMEM with a message. */
+int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,
+               char *msg, size_t msglen);
+
+/* Lay a barrier out: algorithm (index into ag_algos), parameters, wait policy, participant shape; fills
+ * the handle's algorithm fields and the layout L (arena size, a malloc'd state block). */
+int ag_plan(ag_barrier_t *b, unsigned n, unsigned algo, const long *params, const struct ag_waitpol *wp,
+            const struct ag_shape *sh, struct ag_layout *L);
+/* Point a planned handle at its arena and sleeper counts (private or in a shared segment). */
+void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint32_t *sleepers,
+              const struct ag_layout *L, uint64_t epoch0, int pshared);
+/* Every flag to its initial state (nobody inside). */
+void ag_reset_state(ag_barrier_t *b);
 
 /* ag_barrier_init with every participant's episode counter starting at epoch0 instead of 0, so tests
  * can cross the 2^32 (futex word) and 2^64 wrap-arounds in a few episodes. */
