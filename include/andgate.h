@@ -55,8 +55,8 @@ typedef struct ag_config {
 #define AG_EBROKEN 0x4142 /* 'AB' */
 
 /* Create a barrier. On success *out owns it and 0 is returned; on failure *out is untouched.
- * EINVAL: nthreads == 0, NULL out/cfg, bad spec string, bad cpus[] entry, unknown flags.
- * ENOTSUP: a flag this build does not implement. ENOMEM: allocation failed. */
+ * EINVAL: nthreads == 0, NULL out/cfg, bad spec string, bad cpus[] entry, unknown flags, AG_PSHARED
+ * (process-shared barriers are made with ag_barrier_init_shm). ENOMEM: allocation failed. */
 AG_API int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg);
 
 /* Participant tid (0..nthreads-1, distinct within an episode) waits until all nthreads arrived.
