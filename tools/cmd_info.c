@@ -20,8 +20,9 @@ int cmd_info(int argc, char **argv)
     unsigned naff = ag_affinity_cpus(aff, 1024), quota = ag_cgroup_cpu_limit(), usable = ag_usable_cpus();
     if (json) {
         printf("{\"source\":\"%s\",\"cache_level\":%d,\"cpus_online\":%u,\"cpus_affinity\":%u,"
-               "\"cgroup_cpu_limit\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"membarrier\":%s,\"cpus\":[",
-               t->source, t->cache_level, t->ncpus, naff, quota, usable, AG_AUTO_SPIN_NS,
+               "\"cgroup_cpu_limit\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"auto_oversubscribed_yield_ns\":%u,"
+               "\"membarrier\":%s,\"cpus\":[",
+               t->source, t->cache_level, t->ncpus, naff, quota, usable, AG_AUTO_SPIN_NS, AG_AUTO_YIELD_NS,
                ag_membarrier_ready() ? "true" : "false");
         for (unsigned i = 0; i < t->ncpus; i++) {
             const struct ag_cpuinfo *c = &t->cpu[i];
@@ -41,8 +42,9 @@ int cmd_info(int argc, char **argv)
         printf("cgroup cpu.max  : %u cpus\n", quota);
     else
         printf("cgroup cpu.max  : unlimited\n");
-    printf("usable cpus     : %u  (wait=auto spins %u ns while nthreads <= %u, then blocks at once)\n",
-           usable, AG_AUTO_SPIN_NS, usable);
+    printf("usable cpus     : %u  (affinity capped by the cgroup quota; computed once per process)\n", usable);
+    printf("wait=auto       : nthreads <= %u: spin %u ns, then futex; nthreads > %u: sched_yield %u ns, then futex\n",
+           usable, AG_AUTO_SPIN_NS, usable, AG_AUTO_YIELD_NS);
     printf("cache group     : L%d\n", t->cache_level);
     printf("membarrier      : %s\n\n", ag_membarrier_ready()
                                           ? "yes (releasers skip the store-load fence; sleepers pay it)"
