@@ -13,6 +13,7 @@
 #include "andgate.h"
 #include "c2c.h"
 #include "clock.h"
+#include "json.h"
 #include "topo.h"
 
 const char *const bench_method_names[] = { "latency", "epcc", "jitter" };
@@ -404,19 +405,6 @@ void bench_result_free(struct bench_result *r)
     r->samples = NULL;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 void bench_result_json(FILE *f, const struct bench_params *p, const struct bench_result *r)
 {
@@ -435,9 +423,9 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
         snprintf(impl, sizeof impl, "%s", p->impl->name);
     }
     fprintf(f, "{\"impl\":");
-    json_string(f, impl);
+    json_str(f, impl);
     fprintf(f, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":", p->impl->kind, p->n);
-    json_string(f, wait);
+    json_str(f, wait);
     fprintf(f, ",\"pinning\":\"%s\",\"method\":\"%s\",\"oversubscribed\":%s", bench_pin_names[p->pin],
             bench_method_names[p->method], p->n > (p->usable ? p->usable : ag_usable_cpus()) ? "true" : "false");
     fprintf(f, ",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f,\"mean_ns\":%.1f", r->ns.median, r->ns.min,
@@ -453,9 +441,9 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
     if (r->c2c_ns > 0)
         fprintf(f, ",\"c2c_oneway_ns\":%.1f", r->c2c_ns);
     fprintf(f, ",\"describe\":");
-    json_string(f, r->desc);
+    json_str(f, r->desc);
     fprintf(f, ",\"settings\":");
-    json_string(f, p->impl->settings ? p->impl->settings : "");
+    json_str(f, p->impl->settings ? p->impl->settings : "");
     if (r->nsamples) {
         fprintf(f, ",\"samples_ns\":[");
         for (unsigned i = 0; i < r->nsamples; i++)
@@ -465,7 +453,7 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
     fprintf(f, ",\"status\":\"%s\"", r->ok ? "ok" : "failed");
     if (!r->ok) {
         fprintf(f, ",\"error\":");
-        json_string(f, r->error);
+        json_str(f, r->error);
     }
     fprintf(f, "}\n");
 }

@@ -109,6 +109,18 @@ struct ag_algo {
  * it is inside (read by ag_barrier_destroy and ag_barrier_reset for EBUSY). */
 enum { AG_INSIDE = 1, AG_ARRIVED = 2 };
 
+/* The end of a participant's episode, whole or split: count it if it completed, break the barrier if
+ * the participant timed out, and mark it outside. */
+static inline int ag_finish(const struct ag_run *r, uint32_t me, uint64_t e, int rc)
+{
+    if (rc == 0 || rc == AG_SERIAL)
+        flag_put(&r->fl, me, e + 1);
+    else if (rc == ETIMEDOUT)
+        ag_flags_break(&r->fl);
+    flag_put(&r->fl, me + 1, 0);
+    return rc;
+}
+
 /* One episode of participant tid, as the library and the simulator both run it. A broken barrier
  * refuses at once; a
  * participant that times out breaks the barrier for everybody (000 §4.1's timeout, in software), so a
@@ -120,19 +132,8 @@ static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag
     if (flag_load(&r->fl, me + 1) == AG_ARRIVED)
         return EINVAL; /* arrived split-phase: depart first */
     flag_put(&r->fl, me + 1, AG_INSIDE);
-    int rc;
-    if (flag_broken(&r->fl)) {
-        rc = AG_EBROKEN;
-    } else {
-        uint64_t e = flag_load(&r->fl, me);
-        rc = a->wait(r, tid, e, deadline);
-        if (rc == 0 || rc == AG_SERIAL)
-            flag_put(&r->fl, me, e + 1);
-        else if (rc == ETIMEDOUT)
-            ag_flags_break(&r->fl);
-    }
-    flag_put(&r->fl, me + 1, 0);
-    return rc;
+    uint64_t e = flag_load(&r->fl, me);
+    return ag_finish(r, me, e, flag_broken(&r->fl) ? AG_EBROKEN : a->wait(r, tid, e, deadline));
 }
 
 /* Split phase: the participant counts as inside from arrive until depart returns. */
@@ -158,13 +159,7 @@ static inline int ag_depart(const struct ag_algo *a, const struct ag_run *r, ag_
     if (flag_load(&r->fl, me + 1) != AG_ARRIVED)
         return EINVAL; /* depart without arrive */
     uint64_t e = flag_load(&r->fl, me);
-    int rc = a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline);
-    if (rc == 0 || rc == AG_SERIAL)
-        flag_put(&r->fl, me, e + 1);
-    else if (rc == ETIMEDOUT)
-        ag_flags_break(&r->fl);
-    flag_put(&r->fl, me + 1, 0);
-    return rc;
+    return ag_finish(r, me, e, a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline));
 }
 
 /* The catalogue (algos.c): one table, in documentation order. */

@@ -17,17 +17,6 @@ static const char *const waits[] = { "spin", "pause", "backoff:max_ns=2000", "yi
                                      "hybrid:spin_ns=5000,yield_ns=5000", "auto" };
 #define NWAITS (sizeof waits / sizeof waits[0])
 
-static struct timespec in_ms(long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L)
-        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-    return ts;
-}
-
 struct waiter {
     ag_barrier_t *b;
     unsigned tid;

@@ -40,17 +40,6 @@ struct check_area {
 
 static char self_exe[4096];
 
-static struct timespec in_ms(long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L)
-        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-    return ts;
-}
-
 /* Maps the file somewhere else than the last mapping: a throw-away mapping of a few pages first moves
  * the kernel's choice of address. */
 static void *map_file(const char *path, size_t total, unsigned shift)

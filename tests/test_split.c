@@ -12,17 +12,6 @@
 #include "check.h"
 #include "internal.h"
 
-static struct timespec in_ms(long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L)
-        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-    return ts;
-}
-
 struct pair {
     ag_barrier_t *b;
     sem_t a_arrived, b_done;

@@ -24,20 +24,6 @@ static int usage(FILE *f)
     return f == stderr ? 2 : 0;
 }
 
-void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2)

@@ -6,8 +6,6 @@ int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
-/* JSON string output with escaping */
-#include <stdio.h>
-void json_str(FILE *f, const char *s);
+#include "json.h"
 
 #endif
