@@ -9,4 +9,10 @@ build=${1:-build}
 echo
 "$build/bin/andgate" bench --report report --csv report/results.csv "${@:2}"
 echo
-echo "report: $(pwd)/report/index.html (results.json, results.csv beside it)"
+# an unmodified pthread application, with and without libandgate-preload.so
+usable=$("$build/bin/andgate" info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["cpus_usable"])')
+for t in 2 $((2 * usable)); do
+  "$build/bin/andgate" bench --preload "$build/bin/streamcluster -t $t" --repeat 3 --json "report/preload-t$t.json" 2>/dev/null
+done
+echo
+echo "report: $(pwd)/report/index.html (results.json, results.csv, preload-*.json beside it)"

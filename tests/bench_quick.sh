@@ -23,4 +23,8 @@ print(f"bench --quick: {len(rows)} results, kinds {sorted(kinds)}, c2c {doc['hos
 PY
 test -s "$out/report/index.html" && test -s "$out/report/latency.png"
 grep -q "threads" "$out/log"   # progress was shown
+# --preload: the application with and without the shim, same output
+"$build/bin/andgate" bench --preload "$build/bin/streamcluster -t 2 -n 3000 -c 500" --repeat 1 --json "$out/p.json" \
+  > "$out/plog" 2>&1 || { cat "$out/plog"; exit 1; }
+grep -q '"output_identical":true' "$out/p.json" || { cat "$out/plog" "$out/p.json"; exit 1; }
 echo "1 passed, 0 failed"
