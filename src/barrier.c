@@ -200,7 +200,7 @@ void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint
 
 int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoch0)
 {
-    char msg[8];
+    char msg[256];
     if (!out)
         return EINVAL;
     if (cfg && (cfg->flags & AG_PSHARED))

@@ -101,7 +101,7 @@ static int lay_out(struct shm_header *h, unsigned n, size_t state_size, uint32_t
 
 static int plan_from_config(const ag_config_t *cfg, struct plan *p)
 {
-    char msg[8];
+    char msg[256];
     struct ag_spec sp;
     struct ag_waitpol wp;
     memset(p, 0, sizeof *p);
