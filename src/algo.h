@@ -162,6 +162,15 @@ static inline int ag_depart(const struct ag_algo *a, const struct ag_run *r, ag_
     return ag_finish(r, me, e, a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline));
 }
 
+/* wait() of an algorithm with a native split phase: its arrive, then its depart (both inlined). */
+#define AG_WAIT_FROM_SPLIT(name, arrive, depart)                                                   \
+    int name(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)                  \
+    {                                                                                              \
+        uint64_t tok;                                                                              \
+        arrive(r, tid, e, &tok);                                                                   \
+        return depart(r, tid, e, tok, deadline);                                                   \
+    }
+
 /* The catalogue (algos.c): one table, in documentation order. */
 extern const struct ag_algo *const ag_algos[];
 extern const unsigned ag_nalgos;

@@ -56,12 +56,7 @@ static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok
     return tok ? AG_SERIAL : flag_wait(&r->fl, st->sense, AG_EQ, (e + 1) & 1, deadline);
 }
 
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
-{
-    uint64_t tok;
-    arrive(r, tid, e, &tok);
-    return depart(r, tid, e, tok, deadline);
-}
+static AG_WAIT_FROM_SPLIT(wait, arrive, depart)
 
 const struct ag_algo ag_algo_central = {
     { "central", "sense-reversing centralized counter", "002 §II-B SENSE; 003 §3 sr", NULL },

@@ -62,12 +62,7 @@ static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok
     return tok ? AG_SERIAL : flag_wait(&r->fl, st->release, AG_GE, e + 1, deadline);
 }
 
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
-{
-    uint64_t tok;
-    arrive(r, tid, e, &tok);
-    return depart(r, tid, e, tok, deadline);
-}
+static AG_WAIT_FROM_SPLIT(wait, arrive, depart)
 
 const struct ag_algo ag_algo_counting = {
     { "counting", "two-generation counting barrier (the HARP design in software)", "000 §2, §3 Fig. 5",

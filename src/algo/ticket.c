@@ -65,12 +65,7 @@ static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok
     return tok & SERIAL_BIT ? AG_SERIAL : flag_wait(&r->fl, st->serving, AG_EQ, tok, deadline);
 }
 
-static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
-{
-    uint64_t tok;
-    arrive(r, tid, e, &tok);
-    return depart(r, tid, e, tok, deadline);
-}
+static AG_WAIT_FROM_SPLIT(wait, arrive, depart)
 
 const struct ag_algo ag_algo_ticket = {
     { "ticket", "ticket barrier: one fetch-and-increment per arrival, no per-episode reset", "000 §2", NULL },

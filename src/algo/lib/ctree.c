@@ -125,9 +125,4 @@ int ag_ctree_depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t t
     return 0;
 }
 
-int ag_ctree_wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
-{
-    uint64_t tok;
-    ag_ctree_arrive(r, tid, e, &tok);
-    return ag_ctree_depart(r, tid, e, tok, deadline);
-}
+AG_WAIT_FROM_SPLIT(ag_ctree_wait, ag_ctree_arrive, ag_ctree_depart)
