@@ -22,6 +22,8 @@
 #include "andgate.h"
 #include "flags.h"
 
+struct ag_algo;
+
 /* ---- spec keys (shared by algorithms and wait policies; parsed by spec.c) ---- */
 
 /* A key takes an integer in [min, max], or one of words[] (stored as -(index+1)), or both. */
@@ -81,6 +83,14 @@ struct ag_layout {
 ag_frange_t ag_flags_alloc(struct ag_layout *L, uint32_t count, uint32_t width, int pack);
 /* One zeroed, pointer-free block of read-only state; may be called once. NULL on ENOMEM. */
 void *ag_layout_state(struct ag_layout *L, size_t size);
+
+/* The whole layout of a barrier (layout.c, shared by the library and the simulator): the broken flag,
+ * each participant's private line (self), then the algorithm's setup. 0, EINVAL or ENOMEM. */
+int ag_layout_plan(const struct ag_algo *a, unsigned n, const long *params, unsigned line, const unsigned *rank,
+                   const unsigned *order, const unsigned *const group[3], const unsigned ngroups[3],
+                   struct ag_layout *L, uint32_t *broken, ag_frange_t *self);
+/* The flag stride the parameters ask for (the common key "line"). */
+unsigned ag_line_of(const struct ag_algo *a, const long *params);
 
 /* ---- run ---- */
 

@@ -115,28 +115,9 @@ int ag_plan(ag_barrier_t *b, unsigned n, unsigned algo, const long *params, cons
     b->algo = ag_algos[algo];
     b->wp = *wp;
     memcpy(b->params, params, sizeof b->params);
-    unsigned nk = 0;
-    while (b->algo->k.keys && b->algo->k.keys[nk].name)
-        nk++;
-    /* the common key "line" (words "64" | "128") follows the algorithm's keys */
-    unsigned line = params[nk] == -1 ? 64 : 128;
-    *L = (struct ag_layout){ .line_slots = line / 8 };
-    b->run.fl.broken = ag_flags_alloc(L, 1, 1, AG_PAD).first;
-    b->self = ag_flags_alloc(L, n, 2, AG_PAD);
-    struct ag_setup s = { .n = n, .p = b->params, .line = line, .rank = sh->rank, .order = sh->order };
-    for (int l = 0; l < 3; l++) {
-        s.group[l] = sh->group[l];
-        s.ngroups[l] = sh->ngroups[l];
-    }
-    int rc = b->algo->setup(&s, L);
-    if (!rc && L->oom)
-        rc = ENOMEM;
-    if (rc) {
-        free(L->state);
-        L->state = NULL;
-    }
-    b->line = line;
-    return rc;
+    b->line = ag_line_of(b->algo, b->params);
+    return ag_layout_plan(b->algo, n, b->params, b->line, sh->rank, sh->order, (const unsigned *const *)sh->group,
+                          sh->ngroups, L, &b->run.fl.broken, &b->self);
 }
 
 void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint32_t *sleepers,

@@ -1,5 +1,6 @@
 /* layout.c — the arena and state-block allocator algorithms call at setup (algo.h). Backend-neutral:
  * compiled into libandgate and into the simulator alike. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "algo.h"
@@ -32,3 +33,34 @@ void *ag_layout_state(struct ag_layout *L, size_t size)
     return L->state;
 }
 
+
+int ag_layout_plan(const struct ag_algo *a, unsigned n, const long *params, unsigned line, const unsigned *rank,
+                   const unsigned *order, const unsigned *const group[3], const unsigned ngroups[3],
+                   struct ag_layout *L, uint32_t *broken, ag_frange_t *self)
+{
+    *L = (struct ag_layout){ .line_slots = line / 8 };
+    *broken = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    *self = ag_flags_alloc(L, n, 2, AG_PAD);
+    struct ag_setup s = { .n = n, .p = params, .line = line, .rank = rank, .order = order };
+    for (int l = 0; l < 3; l++) {
+        s.group[l] = group[l];
+        s.ngroups[l] = ngroups[l];
+    }
+    int rc = a->setup(&s, L);
+    if (!rc && L->oom)
+        rc = ENOMEM;
+    if (rc) {
+        free(L->state);
+        L->state = NULL;
+    }
+    return rc;
+}
+
+unsigned ag_line_of(const struct ag_algo *a, const long *params)
+{
+    unsigned nk = 0;
+    while (a->k.keys && a->k.keys[nk].name)
+        nk++;
+    /* the common key "line" (words "64" | "128") follows the algorithm's keys */
+    return params[nk] == -1 ? 64 : 128;
+}
