@@ -1,4 +1,4 @@
-/* andgate — the CLI: list, info, bench (one file per subcommand). */
+/* andgate — the CLI: list, info, bench, sim (one file per subcommand). */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +13,7 @@ static const struct {
     { "list", cmd_list, "every algorithm with its parameters, defaults and source paper [--json]" },
     { "info", cmd_info, "topology (cores, cache groups, NUMA nodes, packages) and usable CPUs [--json]" },
     { "bench", cmd_bench, "measure every algorithm beside the baselines and the core-to-core limit" },
+    { "sim", cmd_sim, "run the algorithm sources on a modeled machine in virtual time (docs/sim.md)" },
 };
 
 static int usage(FILE *f)

@@ -5,6 +5,7 @@
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #include "json.h"
 
