@@ -32,11 +32,7 @@ def load(name):
 # ------------------------------------------------------------------------------------------ rules
 
 
-def _path(parts):
-    out = "$"
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{p}"
-    return out
+from andgate_report.load import _json_path as _path  # one JSON-path formatter for both validators
 
 
 def _is_quantity(node):
