@@ -125,9 +125,7 @@ void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint
 {
     b->slots = slots;
     b->sleepers = sleepers;
-    b->nslots = L->nslots;
     b->state = L->state;
-    b->state_size = L->state_size;
     uint32_t broken = b->run.fl.broken;
     b->run = (struct ag_run){
         /* membarrier() fences only this process: never for process-shared barriers */

@@ -17,10 +17,8 @@ struct ag_barrier {
     ag_frange_t self;             /* per participant: episode number, inside marker */
     _Atomic uint64_t *slots;      /* the flag arena */
     _Atomic uint32_t *sleepers;   /* futex sleepers per flag, when the policy may block */
-    uint32_t nslots;
     unsigned line;
     void *state;                  /* process-local, also for process-shared barriers */
-    size_t state_size;
     int owns_memory;              /* 0: attached to a process-shared segment */
     char desc[256];
     char tsan_sync[2];            /* ThreadSanitizer sync objects, by episode parity (barrier.c) */

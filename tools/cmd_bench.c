@@ -260,6 +260,13 @@ static double json_num(const char *s, const char *key)
     return p ? strtod(p + strlen(k), NULL) : -1;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -333,12 +340,6 @@ static void c2c_pass(const struct worker *core, const int *aff, unsigned na, uns
 
 /* ---- --preload: an application with and without libandgate-preload.so ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Runs `sh -c cmd` (with LD_PRELOAD=shim when shim is set), its stdout into out; the wall time, or -1
  * when it failed. */
@@ -352,12 +353,6 @@ static double timed_run(const char *cmd, const char *shim, char *out, size_t len
     double t = now_s() - t0;
     unsetenv("LD_PRELOAD");
     return rc == 0 ? t : -1;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static int bench_preload(const char *cmd, unsigned repeat, const char *json)
@@ -385,8 +380,8 @@ static int bench_preload(const char *cmd, unsigned repeat, const char *json)
     double sp[64], ss[64];
     memcpy(sp, tp, repeat * sizeof(double));
     memcpy(ss, ts, repeat * sizeof(double));
-    qsort(sp, repeat, sizeof(double), cmp_dbl);
-    qsort(ss, repeat, sizeof(double), cmp_dbl);
+    qsort(sp, repeat, sizeof(double), cmp_double);
+    qsort(ss, repeat, sizeof(double), cmp_double);
     double mp = sp[repeat / 2], ms = ss[repeat / 2];
     printf("preload: %s\n  glibc / libgomp barriers: median %.3f s, min %.3f s\n"
            "  libandgate-preload.so:    median %.3f s, min %.3f s\n"
@@ -594,8 +589,7 @@ int cmd_bench(int argc, char **argv)
     FILE *res = open_memstream(&resbuf, &reslen);
     if (!res)
         die("out of memory");
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = now_s();
     unsigned failed = 0;
     int tty = isatty(2);
     for (j = 0; j < njobs; j++) {
@@ -621,8 +615,7 @@ int cmd_bench(int argc, char **argv)
             av[ac++] = "--wait", av[ac++] = o.wait;
         }
         av[ac] = NULL;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        double el = now_s() - t0;
         double eta = j ? el / j * (njobs - j) : 0;
         /* one line rewritten in place on a terminal, a line per measurement in a log */
         fprintf(stderr, "%s[%3u/%u] %-7s %-30.30s threads %-4u elapsed %3.0fs  ETA %3.0fs%s", tty ? "\r" : "", j + 1,
@@ -677,9 +670,8 @@ int cmd_bench(int argc, char **argv)
             resbuf ? resbuf : "");
     free(resbuf);
     fclose(out);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     fprintf(stderr, "%sandgate bench: %u measurements in %.0f s (%u failed); results in %s\n", tty ? "\n" : "", njobs,
-            (double)(t1.tv_sec - t0.tv_sec), failed, json_path);
+            now_s() - t0, failed, json_path);
     free(jobs);
 
     char cdf[32] = "";
