@@ -11,7 +11,8 @@ static const struct {
     const char *help;
 } cmds[] = {
     { "list", cmd_list, "every algorithm with its parameters, defaults and source paper [--json]" },
-    { "info", cmd_info, "topology (cores, cache groups, NUMA nodes, packages) and usable CPUs [--json]" },
+    { "info", cmd_info, "topology (cores, cache groups, NUMA nodes, packages) and usable CPUs [--json];\n"
+                        "         --measure [--out FILE]: measure this machine into host.json for andgate sim" },
     { "bench", cmd_bench, "measure every algorithm beside the baselines and the core-to-core limit" },
     { "sim", cmd_sim, "run the algorithm sources on a modeled machine in virtual time (docs/sim.md)" },
 };

@@ -1,20 +1,31 @@
-/* andgate info — the topology libandgate sees and the CPUs this process may use. */
+/* andgate info — the topology libandgate sees and the CPUs this process may use; with --measure, this
+ * machine measured and written as an andgate-machine/1 description for `andgate sim` (host_machine.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "andgate.h"
 #include "cli.h"
 #include "flags.h"
+#include "measure.h"
 #include "topo.h"
 #include "wait.h"
 
 int cmd_info(int argc, char **argv)
 {
-    int json = argc > 1 && !strcmp(argv[1], "--json");
-    if (argc > 1 && !json) {
-        fprintf(stderr, "usage: andgate info [--json]\n");
+    int json = argc == 2 && !strcmp(argv[1], "--json"), measure = argc > 1 && !strcmp(argv[1], "--measure");
+    const char *out = NULL;
+    if (measure && argc == 4 && !strcmp(argv[2], "--out"))
+        out = argv[3];
+    else if (measure && argc == 3 && !strncmp(argv[2], "--out=", 6))
+        out = argv[2] + 6;
+    if ((argc > 1 && !json && !measure) || (measure && argc > 2 && !out) || (out && !*out)) {
+        fprintf(stderr, "usage: andgate info [--json]\n"
+                        "       andgate info --measure [--out FILE]   (default: ${XDG_DATA_HOME:-~/.local/share}"
+                        "/andgate/machines/host.json)\n");
         return 2;
     }
+    if (measure)
+        return info_measure(out);
     const struct ag_topo *t = ag_topo_get();
     int aff[1024];
     unsigned naff = ag_affinity_cpus(aff, 1024), quota = ag_cgroup_cpu_limit(), usable = ag_usable_cpus();
