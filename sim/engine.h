@@ -1,53 +1,69 @@
 /* engine.h — andgate sim: the algorithm sources of src/algo/ on a modeled machine, in virtual time.
  *
- * Each simulated participant is a coroutine (ucontext). Every flag operation of the algorithm
- * (sim_flags.h) is done by the engine at once, costs virtual time by the coherence model below, and
- * returns to the scheduler, which resumes the participant with the smallest clock (fixed schedule) or
- * a random runnable one (random schedule: an interleaving explorer). A flag_wait that does not hold
- * blocks the participant until a store to that flag.
+ * Each simulated participant is a coroutine (coro.h) placed on a hardware thread of the machine
+ * (machine.h). Every flag operation of an algorithm (src/sim_flags.h) is carried out by the engine at
+ * once and costs virtual time by the coherence model of sim/machines/README.md:
  *
- * Coherence model, per cache line (8 flags of a padded or packed arena share a 64-byte line): an owner
- * (the last writer) and a set of sharers. A read by an owner or sharer costs hit_ns; otherwise one
- * transfer from the owner (near_ns inside a cluster, far_ns across), after which the reader shares
- * the line. A write or read-modify-write takes ownership: the transfer from the current owner, plus
- * inval_ns per other sharer invalidated, plus rmw_ns for an atomic; and a line serves one ownership
- * transfer at a time (writers queue behind each other: contention is queueing, not a factor).
+ *   per cache line an owner, a set of sharers and a home unit;
+ *   hit                 the self layer (ε);
+ *   read miss by r      L(r, owner), else the nearest sharer's min L(r, s), else (first touch) the
+ *                       machine's largest cost to the home; r then shares the line (the owner keeps a
+ *                       shared copy);
+ *   ownership by w      (w holds a copy ? 0 : read miss) + Σ over other holders s of α(w, s) · L(w, s);
+ *   atomic RMW          ownership + the atomic's extra cost;
+ *   "none" machines     (TILE64 home tiles) no copies: every access away from the home costs L(w, home);
  *
- * This first model is parametric (struct sim_machine); machine descriptions (sim/machines, JSON)
- * are the next step (docs/sim.md).
+ * and one ownership transfer at a time per line: a request at t on a line busy until t_b starts at
+ * max(t, t_b); reads wait for a transfer in flight. Contention is this queueing, not a coefficient.
+ *
+ * A flag_wait that does not hold blocks the participant until a store to its line (any flag of it: a
+ * spinning reader loses its copy to every write of the line), then charges the re-read. The engine
+ * resumes the participant with the smallest clock (fixed schedule: deterministic), or a random
+ * runnable one (random schedule: an interleaving explorer; clocks are then not a timing).
  */
 #ifndef AG_SIM_ENGINE_H
 #define AG_SIM_ENGINE_H
 
 #include <stdint.h>
 
-struct sim_machine {
-    const char *name;
-    unsigned cluster;               /* cores per cluster (sharing a cache) */
-    double hit_ns, near_ns, far_ns; /* read hit; one line transfer within / across clusters */
-    double inval_ns, rmw_ns;        /* per invalidated sharer; extra cost of an atomic */
-};
+#include "machine.h"
+
+struct sim_hw;
+
+enum sim_method { SIM_LATENCY, SIM_JITTER };
 
 struct sim_opts {
     const struct sim_machine *m;
-    const char *algo;      /* spec string */
+    const char *algo;          /* spec string of a software algorithm (unused when hw is set) */
+    const struct sim_hw *hw;   /* a hardware barrier device (sim/hw) instead, or NULL */
+    const char *pin;           /* placement (sim_place): cores, compact, scatter; NULL = cores */
     unsigned n, episodes;
     uint64_t seed;
     int random_schedule;
-    uint64_t epoch0;
+    uint64_t epoch0;           /* start the episode counters here (wrap-around tests) */
+    enum sim_method method;
+    double work_ns;            /* compute charged to every participant before each arrival */
+    double late_ns;            /* jitter: participant k % n arrives this much later in episode k */
+};
+
+struct sim_traffic {
+    uint64_t reads_local, reads_remote, writes, invalidations, rmws;
 };
 
 struct sim_result {
     int ok;
-    char error[256];
+    char error[400];
     char describe[200];
-    double median_ns, min_ns, p99_ns; /* virtual: last arrival -> last departure per episode */
+    double median_ns, min_ns, p99_ns, mean_ns; /* virtual: last arrival -> last departure per episode */
+    double cpu_ns_per_episode;                 /* Σ over participants of the time inside the barrier */
     unsigned episodes;
-    uint64_t reads_local, reads_remote, writes, invalidations, rmws; /* per run */
+    struct sim_traffic traffic;                /* per run */
+    uint64_t operations;                       /* simulated flag operations */
 };
 
-/* Runs o->episodes episodes of the algorithm with n simulated participants, checking on the way that
- * no participant leaves an episode before all arrived and that exactly one gets AG_SERIAL. */
+/* Runs o->episodes episodes with o->n simulated participants, checking on the way that no participant
+ * leaves an episode before all arrived and that exactly one gets AG_SERIAL. 0, EINVAL (bad spec,
+ * placement; message in r->error) or -1 (a semantic check failed, a deadlock). */
 int sim_run(const struct sim_opts *o, struct sim_result *r);
 
 #endif

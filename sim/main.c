@@ -1,108 +1,277 @@
 /* andgate-sim — `andgate sim` runs this (it carries the simulator build of the algorithms, which cannot
- * share a process with libandgate's). Output: the result JSON of DESIGN.md, mode "sim".
- *
- * andgate sim [--algos all|LIST] [--threads LIST] [--episodes N] [--seed S] [--schedule fixed|random]
- *             [--cluster C] [--hit-ns X] [--near-ns X] [--far-ns X] [--inval-ns X] [--rmw-ns X]
- *             [--json FILE]
- * The machine is the parametric model of sim/engine.h (docs/sim.md); its defaults are assumptions,
- * not a described machine. */
+ * share a process with libandgate's). Output: the result JSON of DESIGN.md, mode "sim", with traffic
+ * counts per episode; a table on stderr. docs/sim.md. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine.h"
+#include "hw.h"
 #include "json.h"
+#include "machine.h"
+#include "model.h"
 #include "spec.h"
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: andgate sim [--algos all|LIST] [--threads LIST] [--episodes N] [--seed S]\n"
-                    "                   [--schedule fixed|random] [--cluster C] [--hit-ns X] [--near-ns X]\n"
-                    "                   [--far-ns X] [--inval-ns X] [--rmw-ns X] [--json FILE]\n");
+    fprintf(stderr,
+            "usage: andgate sim [--machine NAME|FILE] [--algos all|sw|hw|LIST] [--threads LIST]\n"
+            "                   [--wait spin] [--method latency|jitter] [--late-ns X] [--work-ns X]\n"
+            "                   [--episodes N] [--seed S] [--schedule fixed|random] [--pin cores|compact|scatter]\n"
+            "                   [--model] [--json FILE|-] [--report DIR] [--quiet]\n"
+            "       andgate sim --machines          (the machine descriptions found)\n"
+            "LIST: algorithm specs and hw-* devices separated by ';' (andgate list; andgate sim --algos hw).\n");
     return 2;
+}
+
+static int fail_arg(const char *opt, const char *v, const char *want)
+{
+    fprintf(stderr, "andgate sim: %s '%s': expected %s\n", opt, v, want);
+    return 2;
+}
+
+static int parse_u(const char *v, unsigned long long *out)
+{
+    char *end;
+    if (!*v || *v == '-')
+        return -1;
+    *out = strtoull(v, &end, 10);
+    return *end ? -1 : 0;
+}
+
+static int parse_d(const char *v, double *out)
+{
+    char *end;
+    *out = strtod(v, &end);
+    return *v && !*end && *out >= 0 ? 0 : -1;
+}
+
+struct item {
+    const char *spec;
+    const struct sim_hw *hw;
+};
+
+static int list_machines(void)
+{
+    static const char *const names[] = { "host", "phytium2000", "thunderx2", "kunpeng920", "xeonphi5110p",
+                                         "knl7210", "xeon8160x8", "opteron6272x4", "harp-broadwell", "tile64",
+                                         "noc64" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct sim_machine m;
+        char err[600];
+        if (sim_machine_load(names[i], &m, err, sizeof err) == 0) {
+            printf("%-15s %4u threads  %s\n                %s\n", m.name, m.threads, m.title, m.file);
+            sim_machine_free(&m);
+        } else {
+            printf("%-15s (%s)\n", names[i], err);
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    struct sim_machine m = { "parametric", 4, 1, 40, 120, 10, 20 };
-    const char *algos = "all", *threads = "2,4,8,16,32,64", *json = NULL;
-    unsigned episodes = 200;
-    uint64_t seed = 1;
-    int random = 0;
+    const char *machine = "kunpeng920", *algos = "all", *threads = "2,4,8,16,32,64", *json = NULL, *pin = "cores";
+    struct sim_opts base = { .episodes = 200, .seed = 1, .late_ns = 100000 };
+    int quiet = 0, model = 0;
     for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc)
+        const char *a = argv[i];
+        if (!strcmp(a, "--machines"))
+            return list_machines();
+        if (!strcmp(a, "--quiet") || !strcmp(a, "--model")) {
+            *(a[2] == 'q' ? &quiet : &model) = 1;
+            continue;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help") || i + 1 >= argc)
             return usage();
-        const char *a = argv[i], *v = argv[++i];
-        if (!strcmp(a, "--algos")) algos = v;
+        const char *v = argv[++i];
+        unsigned long long u;
+        if (!strcmp(a, "--machine")) machine = v;
+        else if (!strcmp(a, "--algos")) algos = v;
         else if (!strcmp(a, "--threads")) threads = v;
-        else if (!strcmp(a, "--episodes")) episodes = (unsigned)strtoul(v, NULL, 10);
-        else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--schedule")) random = !strcmp(v, "random");
-        else if (!strcmp(a, "--cluster")) m.cluster = (unsigned)strtoul(v, NULL, 10);
-        else if (!strcmp(a, "--hit-ns")) m.hit_ns = strtod(v, NULL);
-        else if (!strcmp(a, "--near-ns")) m.near_ns = strtod(v, NULL);
-        else if (!strcmp(a, "--far-ns")) m.far_ns = strtod(v, NULL);
-        else if (!strcmp(a, "--inval-ns")) m.inval_ns = strtod(v, NULL);
-        else if (!strcmp(a, "--rmw-ns")) m.rmw_ns = strtod(v, NULL);
         else if (!strcmp(a, "--json")) json = v;
-        else return usage();
+        else if (!strcmp(a, "--pin")) pin = v;
+        else if (!strcmp(a, "--episodes")) {
+            if (parse_u(v, &u) || !u || u > 10000000)
+                return fail_arg(a, v, "a count from 1 to 10000000");
+            base.episodes = (unsigned)u;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_u(v, &u))
+                return fail_arg(a, v, "a whole number");
+            base.seed = u;
+        } else if (!strcmp(a, "--schedule")) {
+            if (strcmp(v, "fixed") && strcmp(v, "random"))
+                return fail_arg(a, v, "fixed or random");
+            base.random_schedule = !strcmp(v, "random");
+        } else if (!strcmp(a, "--method")) {
+            if (strcmp(v, "latency") && strcmp(v, "jitter"))
+                return fail_arg(a, v, "latency or jitter");
+            base.method = !strcmp(v, "jitter") ? SIM_JITTER : SIM_LATENCY;
+        } else if (!strcmp(a, "--late-ns")) {
+            if (parse_d(v, &base.late_ns))
+                return fail_arg(a, v, "a time in ns, not negative");
+        } else if (!strcmp(a, "--work-ns")) {
+            if (parse_d(v, &base.work_ns))
+                return fail_arg(a, v, "a time in ns, not negative");
+        } else if (!strcmp(a, "--wait")) {
+            /* the engine models a waiter that spins on its cached copy and re-reads when the line is
+             * written; sleeping (block, hybrid, auto) has no cost model in the machine files */
+            if (strcmp(v, "spin") && strcmp(v, "pause"))
+                return fail_arg(a, v, "spin or pause (the simulator models spinning waiters only; docs/sim.md)");
+        } else return usage();
     }
-    if (!episodes || !m.cluster)
-        return usage();
-    /* the algorithm list: every algorithm with its defaults, or specs separated by ';' */
-    char *specs[64], buf[2048];
-    unsigned ns = 0;
-    if (!strcmp(algos, "all")) {
-        for (unsigned i = 0; i < ag_algo_table.n && ns < 64; i++)
-            specs[ns++] = (char *)ag_algo_table.get(i)->name;
+    struct sim_machine m;
+    char err[600];
+    if (sim_machine_load(machine, &m, err, sizeof err)) {
+        fprintf(stderr, "andgate sim: %s\n", err);
+        return 2;
+    }
+    /* what to run: software algorithms (their defaults, or specs) and hardware devices */
+    struct item items[128];
+    unsigned ni = 0;
+    int want_sw = !strcmp(algos, "all") || !strcmp(algos, "sw"), want_hw = !strcmp(algos, "all") || !strcmp(algos, "hw");
+    char buf[4096];
+    if (want_sw || want_hw) {
+        for (unsigned i = 0; want_sw && i < ag_algo_table.n; i++)
+            items[ni++] = (struct item){ ag_algo_table.get(i)->name, NULL };
+        for (unsigned i = 0; want_hw && sim_hw_devices[i] && ni < 128; i++)
+            items[ni++] = (struct item){ sim_hw_devices[i]->name, sim_hw_devices[i] };
     } else {
         snprintf(buf, sizeof buf, "%s", algos);
-        for (char *t = strtok(buf, ";"); t && ns < 64; t = strtok(NULL, ";"))
-            specs[ns++] = t;
+        for (char *save, *t = strtok_r(buf, ";", &save); t && ni < 128; t = strtok_r(NULL, ";", &save))
+            items[ni++] = (struct item){ t, sim_hw_find(t) };
     }
+    for (unsigned i = 0; i < ni; i++) { /* every spec checked before anything runs */
+        struct ag_spec sp;
+        char msg[600];
+        if (!items[i].hw && ag_spec_parse(&ag_algo_table, items[i].spec, &sp, msg, sizeof msg)) {
+            fprintf(stderr, "andgate sim: --algos: %s; or a hardware device:", msg);
+            for (unsigned d = 0; sim_hw_devices[d]; d++)
+                fprintf(stderr, " %s", sim_hw_devices[d]->name);
+            fprintf(stderr, "\n");
+            return 2;
+        }
+    }
+    /* thread counts */
+    unsigned counts[64], nc = 0;
+    for (const char *p = threads; *p && nc < 64;) {
+        char *end;
+        unsigned long t = strtoul(p, &end, 10);
+        if (end == p || !t || (*end && *end != ','))
+            return fail_arg("--threads", threads, "a list of participant counts like 2,4,8");
+        if (t > m.threads) {
+            fprintf(stderr, "andgate sim: --threads %lu: %s has %u hardware threads\n", t, m.name, m.threads);
+            return 2;
+        }
+        counts[nc++] = (unsigned)t;
+        p = *end ? end + 1 : end;
+    }
+    if (json && !strcmp(json, "-"))
+        json = NULL;
     FILE *out = json ? fopen(json, "w") : stdout;
     if (!out)
-        return fprintf(stderr, "andgate sim: cannot write %s\n", json), 1;
-    fprintf(out, "{\"tool\":\"andgate\",\"version\":\"0.1.0\",\"mode\":\"sim\",\"host\":{\"model\":");
-    char model[256];
-    snprintf(model, sizeof model, "parametric: cluster %u, hit %g ns, near %g ns, far %g ns, inval %g ns, rmw %g ns",
-             m.cluster, m.hit_ns, m.near_ns, m.far_ns, m.inval_ns, m.rmw_ns);
-    json_str(out, model);
-    fprintf(out, ",\"cpus_usable\":1,\"clock\":\"virtual\",\"c2c_oneway_ns\":{\"min\":%g,\"median\":%g}},"
-                 "\"results\":[\n", m.near_ns, m.far_ns);
+        return fprintf(stderr, "andgate sim: cannot write %s\n", json), 2;
+    char title[400], date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    snprintf(title, sizeof title, "sim: %s (%s), %u hardware threads", m.name, m.title, m.threads);
+    /* the machine's core-to-core figures for the report: the cheapest and the median layer between
+     * distinct hardware threads 0 and 1 of its placement */
+    unsigned hw2[2] = { 0, 0 };
+    double c2c = 0;
+    if (m.threads > 1 && sim_place(&m, 2, pin, hw2, err, sizeof err) == 0)
+        c2c = sim_machine_cost(&m, hw2[0], hw2[1], 0);
+    fprintf(out, "{\"tool\":\"andgate\",\"version\":\"0.1.0\",\"mode\":\"sim\",\"date\":\"%s\",\"command\":", date);
+    char cmd[2048] = "andgate sim";
+    for (int i = 1; i < argc; i++) {
+        size_t l = strlen(cmd);
+        snprintf(cmd + l, sizeof cmd - l, " %s", argv[i]);
+    }
+    json_str(out, cmd);
+    fprintf(out, ",\"host\":{\"model\":");
+    json_str(out, title);
+    fprintf(out, ",\"cpus_usable\":%u,\"clock\":\"virtual\",\"c2c_oneway_ns\":{\"min\":%.1f,\"median\":%.1f}},"
+                 "\"results\":[\n", m.threads, c2c, c2c);
+    if (!quiet)
+        fprintf(stderr, "%-50s %7s %12s %12s %12s %10s%s\n", "algorithm", "threads", "median ns", "p99 ns", "cpu ns/ep",
+                "sim ops/ep", model ? "   002 model ns  sim/model" : "");
     int first = 1, failures = 0;
-    for (unsigned i = 0; i < ns; i++)
-        for (const char *p = threads; *p;) {
-            unsigned n = (unsigned)strtoul(p, (char **)&p, 10);
-            if (*p == ',')
-                p++;
-            if (!n)
-                break;
-            struct sim_opts o = { &m, specs[i], n, episodes, seed, random, 0 };
+    for (unsigned i = 0; i < ni; i++)
+        for (unsigned c = 0; c < nc; c++) {
+            struct sim_opts o = base;
+            o.m = &m;
+            o.algo = items[i].spec;
+            o.hw = items[i].hw;
+            o.pin = pin;
+            o.n = counts[c];
             struct sim_result r;
             int rc = sim_run(&o, &r);
+            if (rc == EINVAL && items[i].hw && (want_hw || want_sw))
+                break; /* "all"/"hw": a device this machine does not have */
+            if (rc == EINVAL) {
+                fprintf(stderr, "andgate sim: %s: %s\n", items[i].spec, r.error);
+                failures++;
+                break;
+            }
             failures += rc != 0;
             fprintf(out, "%s{\"impl\":", first ? "" : ",\n");
             first = 0;
             char impl[256];
-            snprintf(impl, sizeof impl, "andgate:%s", r.describe[0] ? r.describe : specs[i]);
+            snprintf(impl, sizeof impl, "%s:%s", items[i].hw ? "hw" : "andgate", r.describe[0] ? r.describe : o.algo);
             json_str(out, impl);
-            fprintf(out, ",\"kind\":\"andgate\",\"threads\":%u,\"wait\":\"spin\",\"pinning\":\"compact\","
-                         "\"method\":\"latency\",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f,"
-                         "\"cpu_ns_per_episode\":0,\"episodes\":%u,\"status\":\"%s\"",
-                    n, r.median_ns, r.min_ns, r.p99_ns, r.episodes, rc ? "failed" : "ok");
+            fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":\"spin\",\"pinning\":\"%s\",\"method\":\"%s\"",
+                    items[i].hw ? "hw" : "andgate", o.n, strcmp(pin, "scatter") ? "compact" : "scatter",
+                    o.method == SIM_JITTER ? "jitter" : "latency");
+            fprintf(out, ",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f,\"mean_ns\":%.1f,"
+                         "\"cpu_ns_per_episode\":%.1f,\"episodes\":%u,\"status\":\"%s\",\"settings\":\"pin=%s\"",
+                    r.median_ns, r.min_ns, r.p99_ns, r.mean_ns, r.cpu_ns_per_episode, r.episodes,
+                    rc ? "failed" : "ok", pin);
+            if (o.method == SIM_JITTER)
+                fprintf(out, ",\"jitter_delay_ns\":%.0f,\"late\":\"rotating\"", o.late_ns);
+            double e = o.episodes;
             fprintf(out, ",\"traffic_per_episode\":{\"reads_local\":%.1f,\"reads_remote\":%.1f,\"writes\":%.1f,"
                          "\"invalidations\":%.1f,\"rmws\":%.1f}",
-                    (double)r.reads_local / episodes, (double)r.reads_remote / episodes, (double)r.writes / episodes,
-                    (double)r.invalidations / episodes, (double)r.rmws / episodes);
+                    r.traffic.reads_local / e, r.traffic.reads_remote / e, r.traffic.writes / e,
+                    r.traffic.invalidations / e, r.traffic.rmws / e);
             if (rc) {
                 fprintf(out, ",\"error\":");
                 json_str(out, r.error);
             }
+            /* 002's analytical prediction, where 002 models the algorithm (sim/model.h) */
+            double mns = 0;
+            char mdetail[400] = "", merr[300];
+            int has_model = model && !items[i].hw &&
+                            sim_model_algo(&m, o.n, pin, 0, o.algo, &mns, mdetail, sizeof mdetail, merr, sizeof merr) == 1;
+            if (has_model) {
+                fprintf(out, ",\"model_ns\":%.1f,\"model\":", mns);
+                json_str(out, mdetail);
+            }
             fputc('}', out);
+            char mcol[64] = "";
+            if (has_model)
+                snprintf(mcol, sizeof mcol, " %14.1f %9.2f", mns, r.median_ns / mns);
+            else if (model)
+                snprintf(mcol, sizeof mcol, " %14s %9s", "-", "-");
+            if (!quiet)
+                fprintf(stderr, "%-50s %7u %12.1f %12.1f %12.1f %10.1f%s%s%s\n", impl, o.n, r.median_ns, r.p99_ns,
+                        r.cpu_ns_per_episode, r.operations / e, mcol, rc ? "  FAILED: " : "", rc ? r.error : "");
         }
     fprintf(out, "]}\n");
     if (json)
         fclose(out);
+    for (unsigned c = 0; model && c < nc; c++) { /* 002's models themselves, per participant count */
+        struct sim_model_row rows[32];
+        int nr = sim_model_eval(&m, counts[c], pin, 0, rows, 32, err, sizeof err);
+        if (nr < 0) {
+            fprintf(stderr, "andgate sim: --model: %s\n", err);
+            continue;
+        }
+        fprintf(stderr, "\n002's models on %s, %u participants (pin %s, contention c = 0):\n", m.name, counts[c], pin);
+        for (int k = 0; k < nr; k++)
+            fprintf(stderr, "  %-34s %10.1f ns  %s\n", rows[k].what, rows[k].ns, rows[k].detail);
+    }
+    sim_machine_free(&m);
     return failures ? 1 : 0;
 }

@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# `andgate sim` end to end: every algorithm at a few sizes, the result JSON valid against the shared
-# schema and rendered by the same report code as bench.
+# `andgate sim` end to end: every algorithm at a few sizes on a paper machine, the result JSON valid
+# against the shared schema, rendered by the same report code as bench (--report); bad arguments refused.
 set -euo pipefail
 build=$1 src=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$build/bin/andgate" sim --threads 3,16,64 --episodes 30 --json "$out/sim.json"
-export PYTHONPATH="$src/python"
-python3 -m andgate_report "$out/sim.json" --validate
-python3 -m andgate_report "$out/sim.json" --out "$out/report" > /dev/null
-python3 - "$out/sim.json" <<'PY'
+export ANDGATE_PYTHONPATH="$src/python" PYTHONPATH="$src/python"
+"$build/bin/andgate" sim --machine phytium2000 --algos sw --threads 3,16,64 --episodes 30 --quiet \
+  --report "$out/report"
+python3 -m andgate_report "$out/report/results.json" --validate
+test -s "$out/report/index.html"
+"$build/bin/andgate" sim --machine tile64 --algos 'central;dissemination:ways=2' --threads 5 --episodes 20 \
+  --method jitter --late-ns 5000 --quiet --json "$out/jitter.json"
+python3 -m andgate_report "$out/jitter.json" --validate
+python3 - "$out/report/results.json" "$out/jitter.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["mode"] == "sim" and len(d["results"]) == 11 * 3, len(d["results"])
 assert all(r["status"] == "ok" for r in d["results"])
+assert all(set(r["traffic_per_episode"]) == {"reads_local", "reads_remote", "writes", "invalidations", "rmws"}
+           for r in d["results"])
+j = json.load(open(sys.argv[2]))
+assert [r["method"] for r in j["results"]] == ["jitter", "jitter"]
+# one participant is 5 µs late every episode: the others wait that long inside the barrier
+assert all(r["cpu_ns_per_episode"] > 4 * 5000 for r in j["results"]), j["results"]
 print("1 passed, 0 failed")
 PY
+bad() { # the arguments must be refused with exit 2 and a message containing $1
+  local want=$1; shift
+  set +e; msg=$("$build/bin/andgate" sim "$@" 2>&1); rc=$?; set -e
+  [ $rc -eq 2 ] && [[ "$msg" == *"$want"* ]] || { echo "FAIL: andgate sim $* -> rc=$rc: $msg"; exit 1; }
+}
+bad "expected fixed or random" --schedule sometimes
+bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
+bad "expected a list of participant counts" --threads 2,x
+bad "models spinning waiters only" --wait block
+bad "unknown algorithm" --algos 'nosuch' --threads 2
+bad "expected latency or jitter" --method epcc
+echo "bad arguments: 6 passed, 0 failed"

@@ -18,6 +18,7 @@
 
 #include "andgate.h"
 #include "cli.h"
+#include "paths.h"
 #include "spec.h"
 #include "topo.h"
 
@@ -55,21 +56,6 @@ static void die(const char *fmt, ...)
     fprintf(stderr, "\n");
     va_end(ap);
     exit(2);
-}
-
-static void exe_dir(char *buf, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    buf[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
-}
-
-static int is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Runs argv, collecting stdout (NUL-terminated, at most len-1 bytes), killing it after timeout_ms.
@@ -125,23 +111,10 @@ static int run_capture(char *const argv[], char *out, size_t len, unsigned timeo
 static void find_workers(struct worker *ws, unsigned *nw)
 {
     static const char *const names[] = { "bench-core", "bench-gomp", "bench-llvm-omp", "bench-std" };
-    char dir[PATH_MAX + 64], base[PATH_MAX];
-    const char *env = getenv("ANDGATE_LIBEXEC");
-    exe_dir(base, sizeof base);
-    const char *dirs[3] = { env, NULL, AG_INSTALL_LIBEXEC };
-    snprintf(dir, sizeof dir, "%s/../libexec/andgate", base);
-    dirs[1] = dir;
     *nw = 0;
     for (unsigned i = 0; i < 4; i++) {
         struct worker *w = &ws[*nw];
-        int found = 0;
-        for (unsigned d = 0; d < 3 && !found; d++) {
-            if (!dirs[d])
-                continue;
-            snprintf(w->path, sizeof w->path, "%s/%s", dirs[d], names[i]);
-            found = is_file(w->path);
-        }
-        if (!found) {
+        if (ag_libexec(names[i], w->path, sizeof w->path)) {
             fprintf(stderr, "andgate bench: warning: worker %s not built; its baselines are skipped\n", names[i]);
             continue;
         }
@@ -273,37 +246,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The python package that renders results: $ANDGATE_PYTHONPATH, the install tree, the source tree. */
-static const char *python_dir(void)
-{
-    static char dir[PATH_MAX + 64];
-    const char *env = getenv("ANDGATE_PYTHONPATH");
-    char base[PATH_MAX], cand[PATH_MAX + 64];
-    exe_dir(base, sizeof base);
-    snprintf(cand, sizeof cand, "%s/../share/andgate/python/andgate_report/report.py", base);
-    if (env)
-        snprintf(dir, sizeof dir, "%s", env);
-    else if (is_file(cand))
-        snprintf(dir, sizeof dir, "%s/../share/andgate/python", base);
-    else if (snprintf(cand, sizeof cand, "%s/andgate_report/report.py", AG_INSTALL_PYTHON), is_file(cand))
-        snprintf(dir, sizeof dir, "%s", AG_INSTALL_PYTHON);
-    else
-        snprintf(dir, sizeof dir, "%s", AG_PYTHON_DIR);
-    return dir;
-}
-
-static int run_python(const char *json, const char *flag, const char *arg, const char *extra)
-{
-    char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, "PYTHONPATH='%s' python3 -m andgate_report '%s' %s %s%s%s%s", python_dir(), json, flag,
-             arg ? "'" : "", arg ? arg : "", arg ? "'" : "", extra ? extra : "");
-    int rc = system(cmd);
-    if (rc != 0)
-        fprintf(stderr, "andgate bench: warning: '%s' failed (python3 with matplotlib is needed: make deps)\n",
-                cmd);
-    return rc;
-}
-
 /* The physical limit: one-way latency for CPU pairs (all pairs up to 8 CPUs; beyond, CPU 0 against
  * every CPU and neighbours), appended to acc. Run before and after the measurements: the machine's
  * noise moves it, and both passes go into host.c2c_oneway_ns. */
@@ -358,11 +300,11 @@ static double timed_run(const char *cmd, const char *shim, char *out, size_t len
 static int bench_preload(const char *cmd, unsigned repeat, const char *json)
 {
     char dir[PATH_MAX], shim[PATH_MAX + 64];
-    exe_dir(dir, sizeof dir);
+    ag_exe_dir(dir, sizeof dir);
     snprintf(shim, sizeof shim, "%s/../lib/libandgate-preload.so", dir);
-    if (!is_file(shim))
+    if (!ag_is_file(shim))
         snprintf(shim, sizeof shim, "%s/../%s/libandgate-preload.so", dir, "lib64");
-    if (!is_file(shim))
+    if (!ag_is_file(shim))
         die("libandgate-preload.so not found beside %s (build it with make)", dir);
     static char out_plain[1 << 16], out_shim[1 << 16];
     double tp[64], ts[64];
@@ -678,10 +620,10 @@ int cmd_bench(int argc, char **argv)
     if (o.cdf_threads)
         snprintf(cdf, sizeof cdf, " --cdf-threads %u", o.cdf_threads);
     if (o.csv)
-        run_python(json_path, "--csv", o.csv, NULL);
-    if (o.report && run_python(json_path, "--out", o.report, cdf) == 0)
+        ag_run_report("bench", json_path, "--csv", o.csv, NULL);
+    if (o.report && ag_run_report("bench", json_path, "--out", o.report, cdf) == 0)
         fprintf(stderr, "andgate bench: report in %s/index.html\n", o.report);
-    run_python(json_path, "--summary", NULL, NULL);
+    ag_run_report("bench", json_path, "--summary", NULL, NULL);
     if (!o.json && !o.report)
         fprintf(stderr, "andgate bench: (use --json FILE or --report DIR to keep the results)\n");
     return 0;

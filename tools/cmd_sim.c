@@ -1,31 +1,62 @@
 /* andgate sim — runs the simulator executable (libexec/andgate/andgate-sim), which carries the
- * simulator build of the algorithm files; arguments pass through. docs/sim.md. */
+ * simulator build of the algorithm files, and renders its result file with the same report code as
+ * andgate bench (--report DIR). docs/sim.md. */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "paths.h"
 
 int cmd_sim(int argc, char **argv)
 {
-    char self[PATH_MAX], path[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash)
-        *slash = '\0';
-    const char *env = getenv("ANDGATE_LIBEXEC");
-    snprintf(path, sizeof path, "%s/andgate-sim", env ? env : "");
-    if (!env || access(path, X_OK) != 0)
-        snprintf(path, sizeof path, "%s/../libexec/andgate/andgate-sim", self);
-    if (access(path, X_OK) != 0)
-        snprintf(path, sizeof path, "%s/andgate-sim", AG_INSTALL_LIBEXEC);
-    argv[0] = path;
-    execv(path, argv);
-    fprintf(stderr, "andgate sim: cannot run %s (build it with make)\n", path);
-    (void)argc;
-    return 2;
+    char path[PATH_MAX + 64], json[PATH_MAX + 64] = "";
+    if (ag_libexec("andgate-sim", path, sizeof path)) {
+        fprintf(stderr, "andgate sim: cannot find andgate-sim (build it with make)\n");
+        return 2;
+    }
+    /* --report DIR: the result goes to DIR/results.json (unless --json names a file), then the report */
+    const char *report = NULL;
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    int na = 0;
+    args[na++] = path;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--report") && i + 1 < argc) {
+            report = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--json") && i + 1 < argc)
+            snprintf(json, sizeof json, "%s", argv[i + 1]);
+        args[na++] = argv[i];
+    }
+    if (report && !*json) {
+        mkdir(report, 0777);
+        snprintf(json, sizeof json, "%s/results.json", report);
+        args[na++] = "--json";
+        args[na++] = json;
+    }
+    if (!report) {
+        execv(path, args);
+        fprintf(stderr, "andgate sim: cannot run %s\n", path);
+        return 2;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(path, args);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    free(args);
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (rc == 2 || !ag_is_file(json))
+        return rc;
+    if (ag_run_report("sim", json, "--out", report, NULL) == 0)
+        fprintf(stderr, "andgate sim: report in %s/index.html\n", report);
+    return rc;
 }

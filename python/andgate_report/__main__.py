@@ -1,5 +1,5 @@
 """Command line: python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary]
-[--validate] [--csv FILE]
+[--validate] [--csv FILE] [--compare OTHER.json]
 
 The file is always validated against schema.json first; an invalid file is refused (its errors printed
 to stderr, exit 1) whatever else was asked. --validate alone prints "valid" and exits 0 for a valid
@@ -10,10 +10,28 @@ import argparse
 import json
 import sys
 
+from .compare import compare_lines
 from .csvout import write_csv
 from .load import c2c_median, load, validate
 from .report import generate
 from .summary import summary_lines
+
+
+def _load_valid(path, errors_to_stdout):
+    """The document at path, or None after printing why it cannot be read or is not valid."""
+    try:
+        doc = load(path)
+    except (OSError, json.JSONDecodeError) as err:
+        print(f"{path}: {err}", file=sys.stderr)
+        return None
+    errors = validate(doc)
+    if errors:
+        for msg in errors:
+            print(msg, file=sys.stdout if errors_to_stdout else sys.stderr)
+        if not errors_to_stdout:
+            print(f"{path}: not a valid andgate result ({len(errors)} errors)", file=sys.stderr)
+        return None
+    return doc
 
 
 def main(argv=None):
@@ -28,24 +46,23 @@ def main(argv=None):
                     "per thread count")
     ap.add_argument("--validate", action="store_true", help="validate against schema.json")
     ap.add_argument("--csv", metavar="FILE", help="write one CSV row per result")
+    ap.add_argument("--compare", metavar="OTHER", help="print a Markdown table of this file's medians "
+                    "against OTHER's (e.g. andgate sim on host against andgate bench) with their ratios")
     args = ap.parse_args(argv)
 
-    try:
-        doc = load(args.result)
-    except (OSError, json.JSONDecodeError) as err:
-        print(f"{args.result}: {err}", file=sys.stderr)
-        return 1
-    errors = validate(doc)
-    if errors:
-        for msg in errors:
-            print(msg, file=sys.stdout if args.validate else sys.stderr)
-        if not args.validate:
-            print(f"{args.result}: not a valid andgate result ({len(errors)} errors)", file=sys.stderr)
+    doc = _load_valid(args.result, args.validate)
+    if doc is None:
         return 1
     if args.validate:
         print("valid")
 
-    summary = args.summary or not (args.out or args.csv or args.validate)
+    if args.compare:
+        other = _load_valid(args.compare, False)
+        if other is None:
+            return 1
+        for line in compare_lines(doc, other):
+            print(line)
+    summary = args.summary or not (args.out or args.csv or args.validate or args.compare)
     if args.out:
         files = generate(doc, args.out, args.cdf_threads)
         print(f"wrote {', '.join(files)} to {args.out}", file=sys.stderr)

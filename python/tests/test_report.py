@@ -273,3 +273,26 @@ def test_csv_rows(doc, tmp_path):
     assert main([str(FIXTURE), "--csv", str(path)]) == 0
     with open(path, newline="", encoding="utf-8") as f:
         assert len(list(csv.reader(f))) == len(doc["results"]) + 1
+
+
+# ---- --compare (sim against bench) --------------------------------------------------------------
+
+def test_compare_matches_impl_threads_method(tmp_path, capsys):
+    sim = sim_doc()
+    bench = copy.deepcopy(sim)
+    bench["mode"] = "bench"
+    for r in bench["results"]:
+        r["median_ns"] *= 2            # bench twice as slow: sim / bench = 0.5 everywhere
+    bench["results"][1]["status"] = "failed"   # dropped from the table
+    bench["results"][2]["threads"] = 32        # no partner in the sim file
+    from andgate_report.compare import compare_rows
+    rows = compare_rows(bench, sim)
+    assert [(r[0], r[1]) for r in rows] == [("andgate:dissemination:ways=1", 16), ("hw:barwait", 16),
+                                            ("hw:barwait", 64)]
+    assert all(abs(r[5] - 0.5) < 1e-12 for r in rows)
+    b, s = tmp_path / "b.json", tmp_path / "s.json"
+    b.write_text(json.dumps(bench))
+    s.write_text(json.dumps(sim))
+    assert main([str(b), "--compare", str(s)]) == 0
+    out = capsys.readouterr().out
+    assert "| sim / bench |" in out and "| geometric mean | | | | 0.50x |" in out

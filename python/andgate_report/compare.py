@@ -1,0 +1,37 @@
+"""Two result files side by side: per (impl, threads, method) found in both, the medians and their
+ratio — e.g. `andgate sim` on the `host` machine against `andgate bench` on the same machine."""
+from .fmt import fmt_ns, fmt_ratio
+
+
+def _key(r):
+    return (r["impl"], r["threads"], r.get("method", "latency"))
+
+
+def compare_rows(base, other):
+    """[(impl, threads, method, base median, other median, other / base)] for results present and ok in
+    both files, in the base file's order."""
+    theirs = {_key(r): r for r in other["results"] if r.get("status", "ok") == "ok"}
+    rows = []
+    for r in base["results"]:
+        o = theirs.get(_key(r))
+        if o is None or r.get("status", "ok") != "ok":
+            continue
+        ratio = o["median_ns"] / r["median_ns"] if r["median_ns"] > 0 else None
+        rows.append((r["impl"], r["threads"], r.get("method", "latency"), r["median_ns"], o["median_ns"], ratio))
+    return rows
+
+
+def compare_lines(base, other):
+    """A Markdown table of compare_rows, with the geometric mean of the ratios."""
+    rows = compare_rows(base, other)
+    head = f"| impl | threads | {base['mode']} median ns | {other['mode']} median ns | {other['mode']} / {base['mode']} |"
+    lines = [head, "|---|---:|---:|---:|---:|"]
+    for impl, n, _, a, b, q in rows:
+        lines.append(f"| {impl} | {n} | {fmt_ns(a)} | {fmt_ns(b)} | {fmt_ratio(q)} |")
+    qs = [q for *_, q in rows if q]
+    if qs:
+        g = 1.0
+        for q in qs:
+            g *= q
+        lines.append(f"| geometric mean | | | | {fmt_ratio(g ** (1 / len(qs)))} |")
+    return lines

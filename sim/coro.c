@@ -1,0 +1,81 @@
+/* coro.c — coroutine switch for the simulator (coro.h). */
+#define _GNU_SOURCE
+#include "coro.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+/* void ag_coro_swap(void **save_sp, void *new_sp): the System V callee-saved registers go on the old
+ * stack, its stack pointer into *save_sp; the new stack's registers are popped and `ret` resumes it. */
+__asm__(".text\n"
+        ".globl ag_coro_swap\n"
+        ".type ag_coro_swap,@function\n"
+        "ag_coro_swap:\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    movq %rsp, (%rdi)\n"
+        "    movq %rsi, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    ret\n"
+        ".size ag_coro_swap, .-ag_coro_swap\n"
+        ".section .note.GNU-stack,\"\",@progbits\n"
+        ".text\n");
+void ag_coro_swap(void **save_sp, void *new_sp);
+
+int coro_make(struct coro *c, size_t size, void (*fn)(void))
+{
+    memset(c, 0, sizeof *c);
+    c->stack = malloc(size);
+    if (!c->stack)
+        return ENOMEM;
+    /* top 16-aligned; a zero return address for fn (it never returns), fn itself for `ret`, then six
+     * zeroed registers: fn starts with rsp = 8 mod 16, as after a call */
+    uintptr_t top = ((uintptr_t)c->stack + size) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = NULL;
+    *--sp = (void *)fn;
+    for (int i = 0; i < 6; i++)
+        *--sp = NULL;
+    c->sp = sp;
+    return 0;
+}
+
+void coro_switch(struct coro *from, struct coro *to) { ag_coro_swap(&from->sp, to->sp); }
+
+#else
+
+int coro_make(struct coro *c, size_t size, void (*fn)(void))
+{
+    memset(c, 0, sizeof *c);
+    c->stack = malloc(size);
+    if (!c->stack)
+        return ENOMEM;
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = c->stack;
+    c->uc.uc_stack.ss_size = size;
+    c->uc.uc_link = NULL;
+    makecontext(&c->uc, fn, 0);
+    return 0;
+}
+
+void coro_switch(struct coro *from, struct coro *to) { swapcontext(&from->uc, &to->uc); }
+
+#endif
+
+void coro_free(struct coro *c)
+{
+    free(c->stack);
+    c->stack = NULL;
+}

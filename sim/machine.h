@@ -1,0 +1,89 @@
+/* machine.h — a modeled machine for andgate sim, loaded from a description in sim/machines/ (one JSON file each)
+ * (format andgate-machine/1, documented in sim/machines/README.md).
+ *
+ * The loader checks what the model reads and refuses a malformed or inconsistent file with a message
+ * that names the JSON field ("$.latency_layers[2].latency.value: ..."). Every time is converted to ns
+ * at load (cycles / the GHz of the quantity's clock domain).
+ *
+ * Costs follow the README's "coherence model these files feed": the one-way transfer cost between two
+ * hardware threads is the latency of their layer; a `noc` layer adds hops × (router + link) along its
+ * path, which may pass the line's home unit.
+ */
+#ifndef AG_SIM_MACHINE_H
+#define AG_SIM_MACHINE_H
+
+#include <stddef.h>
+
+#define SIM_MAX_LEVELS 8
+#define SIM_MAX_LAYERS 32
+#define SIM_MAX_THREADS 4096
+
+enum sim_path { SIM_PATH_FIXED, SIM_PATH_DIRECT, SIM_PATH_VIA_HOME, SIM_PATH_HOME_ROUNDTRIP };
+
+struct sim_layer {
+    char id[32];
+    enum sim_path path; /* SIM_PATH_FIXED for a fixed layer */
+    double ns;          /* fixed: the latency; noc: the base (NoC traversal excluded) */
+    double alpha;       /* invalidation weight of a holder in this layer (0 with model "none") */
+};
+
+struct sim_machine {
+    char name[64], title[200], file[512];
+    unsigned nlevels;                     /* outermost first: socket ... core, smt */
+    char level[SIM_MAX_LEVELS][32];
+    unsigned count[SIM_MAX_LEVELS];       /* per parent unit */
+    unsigned threads;                     /* hardware threads: the product of the counts */
+    unsigned line_bytes;
+    double ghz;                           /* core clock */
+    unsigned nlayers;
+    struct sim_layer layer[SIM_MAX_LAYERS];
+    unsigned self_layer;
+    unsigned cache_level;                 /* level of the innermost cache shared by several cores (from
+                                           * $.caches; socket when none is): the library's cache groups */
+    unsigned char *pair;                  /* [a * threads + b]: layer index of a pair of hardware threads */
+    double atomic_extra_ns;
+    int inval_none;                       /* invalidation model "none": no sharer copies, all at the home */
+    int home_first_touch;                 /* home policy: first-touch, else hash */
+    /* interconnect, for noc layers */
+    int attach;                           /* level index of the units at routers / ring stops; -1: none */
+    unsigned nattach;                     /* global units at that level */
+    int ring;                             /* ring (dims [stops]) or mesh ([columns, rows]) */
+    unsigned ring_stops;
+    int bidirectional;
+    unsigned (*pos)[2];                   /* per attach unit */
+    double hop_ns;                        /* router + link */
+    void *doc;                            /* the parsed file (json_t *), for sim_machine_param */
+};
+
+/* Loads NAME (searched as NAME.json in $ANDGATE_MACHINES (':'-separated), then
+ * ${XDG_DATA_HOME:-~/.local/share}/andgate/machines, then the installed and the source sim/machines)
+ * or a path (anything with a '/' or ending in .json). 0, or -1 with the message in err. */
+int sim_machine_load(const char *name_or_file, struct sim_machine *m, char *err, size_t errlen);
+void sim_machine_free(struct sim_machine *m);
+
+/* Global index of hardware thread hw's unit at level lvl (the mixed-radix number truncated after lvl). */
+unsigned sim_machine_unit(const struct sim_machine *m, unsigned hw, unsigned lvl);
+/* Index of a level by name, or -1. */
+int sim_machine_level(const struct sim_machine *m, const char *name);
+
+/* Router hops between two attach units (Manhattan on a mesh; shortest way on a bidirectional ring). */
+unsigned sim_machine_hops(const struct sim_machine *m, unsigned u, unsigned v);
+/* One-way cost in ns of moving a line from hardware thread b to a, for a line homed at attach unit
+ * home (ignored by fixed layers); a == b is the self layer (a hit). */
+double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, unsigned home);
+/* The α weight of invalidating b's copy on behalf of a. */
+double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b);
+/* The attach unit of hardware thread hw (0 when the machine has no interconnect coordinates). */
+unsigned sim_machine_attach_unit(const struct sim_machine *m, unsigned hw);
+
+/* A quantity at a dotted path under the document root, e.g. "devices.afu.cpu_cycles_per_afu_cycle";
+ * times ("ns", "cycles") come back in ns, other units as given. 0, or -1 with a message naming the
+ * field when it is missing or not a quantity. */
+int sim_machine_param(const struct sim_machine *m, const char *path, double *value, char *err, size_t errlen);
+
+/* Placement of n participants on hardware threads: "cores" (one per core in thread order, then the
+ * next SMT sibling of each core: how 000 and 002 pin), "compact" (thread order), "scatter" (round robin
+ * over the sockets first). 0, or -1 (n exceeds the machine, unknown policy) with a message. */
+int sim_place(const struct sim_machine *m, unsigned n, const char *policy, unsigned *hw, char *err, size_t errlen);
+
+#endif

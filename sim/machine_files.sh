@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Machine descriptions: every shipped file loads; a malformed or inconsistent copy is refused by
+# `andgate sim --machine FILE` (exit 2) with a message naming the JSON field.
+set -euo pipefail
+build=$1 src=$2
+sim=$build/libexec/andgate/andgate-sim
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pass=0 fail=0
+for f in "$src"/sim/machines/*.json; do
+  name=$(basename "$f" .json)
+  [ "$name" = schema ] && continue
+  if "$sim" --machine "$name" --algos central --threads 2 --episodes 3 --quiet --json /dev/null; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: shipped machine $name does not load"; fail=$((fail + 1))
+  fi
+done
+# mutation name | machine | python statement on d | text the message must contain
+python3 - "$src/sim/machines" "$out" <<'PY'
+import json, sys, pathlib
+src, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+cases = [
+    ("threads", "kunpeng920", "d['topology']['hardware_threads']['value'] = 65",
+     "$.topology.hardware_threads.value: 65, but the level counts multiply to 64"),
+    ("nothreads", "kunpeng920", "del d['topology']['hardware_threads']", "$.topology.hardware_threads: missing"),
+    ("strlat", "kunpeng920", "d['latency_layers'][1]['latency']['value'] = '14'",
+     "$.latency_layers[1].latency.value: must be a number"),
+    ("neglat", "phytium2000", "d['latency_layers'][3]['latency']['value'] = -1",
+     "$.latency_layers[3].latency.value: must not be negative"),
+    ("nosource", "kunpeng920", "del d['latency_layers'][0]['latency']['source']",
+     "$.latency_layers[0].latency.source"),
+    ("badref", "kunpeng920", "d['layer_map']['by_shared_level']['ccl'] = 'L9'",
+     "$.layer_map.by_shared_level.ccl: 'L9' is not a layer id"),
+    ("alpha", "kunpeng920", "d['coherence']['invalidation']['alpha']['L1']['value'] = 1.5",
+     "$.coherence.invalidation.alpha.L1.value: 1.5 is not in [0, 1]"),
+    ("noalpha", "thunderx2", "del d['coherence']['invalidation']['alpha']['L0']",
+     "$.coherence.invalidation.alpha.L0: missing"),
+    ("clock", "knl7210", "d['interconnect']['hop']['router']['clock'] = 'warp'",
+     "$.interconnect.hop.router.clock: clock domain 'warp' is not in $.clock"),
+    ("positions", "knl7210", "d['interconnect']['coordinates']['positions'].pop()",
+     "$.interconnect.coordinates.positions: 31 entries for 32 tile units"),
+    ("samepos", "tile64", "d['interconnect']['coordinates']['positions'][5] = [0, 0]",
+     "$.interconnect.coordinates.positions[5]: same place as [0]"),
+    ("matrix", "xeon8160x8", "d['layer_map']['unit_matrix']['layers'].pop()",
+     "$.layer_map.unit_matrix.layers: 7 rows for 8 socket units"),
+    ("format", "tile64", "d['format'] = 'andgate-machine/9'", "$.format: 'andgate-machine/9'"),
+    ("levels", "tile64", "d['topology']['levels'].reverse()", "$.topology.levels: the first level must be 'socket'"),
+    ("line", "tile64", "d['cache_line']['value'] = 48", "$.cache_line.value: 48 bytes"),
+    ("path", "tile64", "d['latency_layers'][1]['path'] = 'teleport'", "$.latency_layers[1].path: 'teleport'"),
+    ("unit", "kunpeng920", "d['latency_layers'][2]['latency']['unit'] = 'GHz'",
+     "$.latency_layers[2].latency.unit: 'GHz' where ns or cycles was expected"),
+]
+with open(out / "cases.txt", "w") as f:
+    for name, machine, stmt, want in cases:
+        d = json.loads((src / f"{machine}.json").read_text())
+        exec(stmt)
+        (out / f"{name}.json").write_text(json.dumps(d))
+        f.write(f"{name}\t{want}\n")
+(out / "truncated.json").write_text((src / "tile64.json").read_text()[:500])
+with open(out / "cases.txt", "a") as f:
+    f.write("truncated\ttruncated.json:\n")
+PY
+while IFS=$'\t' read -r name want; do
+  set +e
+  msg=$("$sim" --machine "$out/$name.json" --algos central --threads 2 --episodes 3 --quiet --json /dev/null 2>&1)
+  rc=$?
+  set -e
+  if [ $rc -eq 2 ] && [[ "$msg" == *"$want"* ]]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: rc=$rc, message: $msg (wanted: $want)"; fail=$((fail + 1))
+  fi
+done < "$out/cases.txt"
+# a name that is not there, and host before `andgate info --measure`
+set +e
+msg=$(ANDGATE_MACHINES=$out XDG_DATA_HOME=$out/none "$sim" --machine nosuch --quiet 2>&1); rc=$?
+set -e
+if [ $rc -eq 2 ] && [[ "$msg" == *"machine 'nosuch': no nosuch.json"* ]]; then pass=$((pass + 1)); else
+  echo "FAIL nosuch: $msg"; fail=$((fail + 1)); fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,18 @@
+/* paths.h — where the andgate command finds its parts: helper executables in libexec/andgate, the
+ * python report package; and the one call that renders a result file (bench and sim share it). */
+#ifndef AG_TOOLS_PATHS_H
+#define AG_TOOLS_PATHS_H
+
+#include <stddef.h>
+
+/* The directory of the running executable. */
+void ag_exe_dir(char *buf, size_t len);
+int ag_is_file(const char *path);
+/* libexec/andgate/NAME: $ANDGATE_LIBEXEC, beside the executable (../libexec/andgate), the install
+ * tree. 0 and the path, or -1 (path holds the last candidate). */
+int ag_libexec(const char *name, char *path, size_t len);
+/* python3 -m andgate_report JSON FLAG [ARG] [EXTRA] with the package on PYTHONPATH; a failure is
+ * reported as a warning naming `tool`. Returns system()'s status. */
+int ag_run_report(const char *tool, const char *json, const char *flag, const char *arg, const char *extra);
+
+#endif
