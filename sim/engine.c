@@ -36,10 +36,17 @@ struct part {
     int serial;           /* hardware barriers: this participant is the episode's last */
 };
 
+struct copy {
+    unsigned p;
+    double ready;         /* a copy can supply others only from the time it arrived */
+};
+
 struct line {
     int owner;            /* -1: none holds it exclusively */
     int home;             /* attach unit, -1 until assigned */
-    uint64_t *sharers;    /* bitset of participants */
+    uint64_t *sharers;    /* bitset of participants holding a shared copy */
+    struct copy *cp;      /* the same participants, with the time each copy arrived */
+    unsigned ncp, capcp;
     double busy_until;    /* ownership transfers are served one at a time */
     int waiters;          /* first participant waiting on this line, -1 */
 };
@@ -199,29 +206,48 @@ static double to_home(const struct sim *s, const struct line *l)
     return sim_machine_cost(s->m, s->part[s->cur].hw, (unsigned)l->home * per, (unsigned)l->home);
 }
 
-/* Cost of bringing the line to the running participant for reading; it then shares the line. */
-static double read_miss(struct sim *s, struct line *l)
+static void add_copy(struct line *l, unsigned p, double ready)
+{
+    if (l->ncp == l->capcp) {
+        l->capcp = l->capcp ? 2 * l->capcp : 4;
+        l->cp = realloc(l->cp, l->capcp * sizeof *l->cp);
+        if (!l->cp)
+            abort(); /* out of memory in the middle of a simulation: nothing sensible to return */
+    }
+    l->cp[l->ncp++] = (struct copy){ p, ready };
+    l->sharers[p / 64] |= UINT64_C(1) << (p % 64);
+}
+
+static void drop_copies(struct line *l)
+{
+    for (unsigned k = 0; k < l->ncp; k++)
+        l->sharers[l->cp[k].p / 64] = 0;
+    l->ncp = 0;
+}
+
+/* A read miss by the running participant starting at t: the time the line arrives, from the owner, or
+ * from the copy that can deliver it first (a copy still on its way supplies only after it arrived),
+ * or at first touch from the home. The reader then shares the line; an owner keeps a shared copy. */
+static double read_miss(struct sim *s, struct line *l, double t)
 {
     unsigned me = s->cur;
-    double c;
+    double done;
     if (l->owner >= 0) {
-        c = cost(s, me, (unsigned)l->owner, l);
-        l->sharers[l->owner / 64] |= UINT64_C(1) << (l->owner % 64);
+        done = t + cost(s, me, (unsigned)l->owner, l);
+        add_copy(l, (unsigned)l->owner, l->busy_until);
         l->owner = -1;
+    } else if (l->ncp) {
+        done = -1;
+        for (unsigned k = 0; k < l->ncp; k++) {
+            double d = (l->cp[k].ready > t ? l->cp[k].ready : t) + cost(s, me, l->cp[k].p, l);
+            if (done < 0 || d < done)
+                done = d;
+        }
     } else {
-        c = -1;
-        for (unsigned w = 0; w < s->words; w++)
-            for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-                unsigned q = w * 64 + (unsigned)__builtin_ctzll(b);
-                double x = cost(s, me, q, l);
-                if (c < 0 || x < c)
-                    c = x;
-            }
-        if (c < 0)
-            c = first_touch(s, l);
+        done = t + first_touch(s, l);
     }
-    l->sharers[me / 64] |= UINT64_C(1) << (me % 64);
-    return c;
+    add_copy(l, me, done);
+    return done;
 }
 
 static double start_at(const struct sim *s, const struct line *l)
@@ -249,7 +275,7 @@ static void charge_read(struct sim *s, uint32_t i)
         s->res->traffic.reads_local++;
         return;
     }
-    p->clock = t + read_miss(s, l);
+    p->clock = read_miss(s, l, t);
     s->res->traffic.reads_remote++;
 }
 
@@ -270,17 +296,16 @@ static void charge_write(struct sim *s, uint32_t i, int rmw)
             others++;
             inval += sim_machine_alpha(s->m, p->hw, s->part[l->owner].hw) * cost(s, me, (unsigned)l->owner, l);
         }
-        for (unsigned w = 0; w < s->words; w++)
-            for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-                unsigned q = w * 64 + (unsigned)__builtin_ctzll(b);
-                if (q != me && (int)q != l->owner) {
-                    others++;
-                    inval += sim_machine_alpha(s->m, p->hw, s->part[q].hw) * cost(s, me, q, l);
-                }
+        for (unsigned k = 0; k < l->ncp; k++) {
+            unsigned q = l->cp[k].p;
+            if (q != me) {
+                others++;
+                inval += sim_machine_alpha(s->m, p->hw, s->part[q].hw) * cost(s, me, q, l);
             }
-        c = holds ? (others ? inval : hit(s)) : read_miss(s, l) + inval;
+        }
+        c = holds ? (others ? inval : hit(s)) : read_miss(s, l, t) - t + inval;
         s->res->traffic.invalidations += others;
-        memset(l->sharers, 0, s->words * sizeof(uint64_t));
+        drop_copies(l);
         l->owner = (int)me;
     }
     if (rmw) {
@@ -608,7 +633,7 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     s.arr = calloc((size_t)(o->episodes ? o->episodes : 1) * n, sizeof *s.arr);
     s.dep = calloc((size_t)(o->episodes ? o->episodes : 1) * n, sizeof *s.dep);
     for (uint32_t l = 0; l < s.nlines; l++)
-        s.lines[l] = (struct line){ -1, -1, bits + (size_t)l * s.words, 0, -1 };
+        s.lines[l] = (struct line){ .owner = -1, .home = -1, .sharers = bits + (size_t)l * s.words, .waiters = -1 };
     S = &s;
     if (!o->hw) {
         s.run = (struct ag_run){ .fl = { .sim = &s, .broken = broken, .nslots = L.nslots }, .n = n, .st = L.state,
@@ -637,6 +662,8 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
         measure(&s);
     for (unsigned t = 0; t < n; t++)
         coro_free(&s.part[t].co);
+    for (uint32_t l = 0; l < s.nlines; l++)
+        free(s.lines[l].cp);
     if (o->hw && o->hw->teardown)
         o->hw->teardown(&s.hwc);
     free(s.part), free(s.ready), free(hw), free(s.serial), free(s.arr), free(s.dep), free(s.lines), free(bits);

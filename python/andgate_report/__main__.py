@@ -1,5 +1,5 @@
 """Command line: python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary]
-[--validate] [--csv FILE] [--compare OTHER.json]
+[--validate] [--csv FILE] [--compare OTHER.json] [--markdown]
 
 The file is always validated against schema.json first; an invalid file is refused (its errors printed
 to stderr, exit 1) whatever else was asked. --validate alone prints "valid" and exits 0 for a valid
@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from .compare import compare_lines
+from .compare import compare_lines, pivot_lines
 from .csvout import write_csv
 from .load import c2c_median, load, validate
 from .report import generate
@@ -48,6 +48,8 @@ def main(argv=None):
     ap.add_argument("--csv", metavar="FILE", help="write one CSV row per result")
     ap.add_argument("--compare", metavar="OTHER", help="print a Markdown table of this file's medians "
                     "against OTHER's (e.g. andgate sim on host against andgate bench) with their ratios")
+    ap.add_argument("--markdown", action="store_true", help="print a Markdown table of the latency "
+                    "medians: a row per impl, a column per thread count")
     args = ap.parse_args(argv)
 
     doc = _load_valid(args.result, args.validate)
@@ -62,7 +64,10 @@ def main(argv=None):
             return 1
         for line in compare_lines(doc, other):
             print(line)
-    summary = args.summary or not (args.out or args.csv or args.validate or args.compare)
+    if args.markdown:
+        for line in pivot_lines(doc):
+            print(line)
+    summary = args.summary or not (args.out or args.csv or args.validate or args.compare or args.markdown)
     if args.out:
         files = generate(doc, args.out, args.cdf_threads)
         print(f"wrote {', '.join(files)} to {args.out}", file=sys.stderr)

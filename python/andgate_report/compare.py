@@ -35,3 +35,16 @@ def compare_lines(base, other):
             g *= q
         lines.append(f"| geometric mean | | | | {fmt_ratio(g ** (1 / len(qs)))} |")
     return lines
+
+
+def pivot_lines(doc, method="latency", stat="median_ns"):
+    """A Markdown table of one file: a row per impl, a column per thread count, the chosen statistic."""
+    res = [r for r in doc["results"] if r.get("method", "latency") == method and r.get("status", "ok") == "ok"]
+    threads = sorted({r["threads"] for r in res})
+    impls = list(dict.fromkeys(r["impl"] for r in res))
+    cell = {(r["impl"], r["threads"]): r[stat] for r in res}
+    lines = ["| impl | " + " | ".join(str(n) for n in threads) + " |",
+             "|---|" + "---:|" * len(threads)]
+    for i in impls:
+        lines.append(f"| {i} | " + " | ".join(fmt_ns(cell.get((i, n))) for n in threads) + " |")
+    return lines

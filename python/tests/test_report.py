@@ -296,3 +296,13 @@ def test_compare_matches_impl_threads_method(tmp_path, capsys):
     assert main([str(b), "--compare", str(s)]) == 0
     out = capsys.readouterr().out
     assert "| sim / bench |" in out and "| geometric mean | | | | 0.50x |" in out
+
+
+def test_markdown_pivot(tmp_path, capsys):
+    s = tmp_path / "s.json"
+    s.write_text(json.dumps(sim_doc()))
+    assert main([str(s), "--markdown"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "| impl | 16 | 64 |"
+    assert "| andgate:stour:fanin=4 | \u2014 | 1,300 |" in out
+    assert "| hw:barwait | 40.0 | 55.0 |" in out
