@@ -2,7 +2,7 @@
 # make demo: the main job. Measures every andgate algorithm beside the baselines (pthread, GCC and LLVM
 # OpenMP, std::barrier, Concurrency Kit) and the core-to-core limit on this machine, writes the report
 # to report/ and prints the summary: per thread count, the best andgate barrier, the best baseline,
-# the ratio.
+# the ratio. Then the simulator on one of the papers' machines.
 set -euo pipefail
 build=${1:-build}
 "$build/bin/andgate" info
@@ -15,4 +15,8 @@ for t in 2 $((2 * usable)); do
   "$build/bin/andgate" bench --preload "$build/bin/streamcluster -t $t" --repeat 3 --json "report/preload-t$t.json" 2>/dev/null
 done
 echo
-echo "report: $(pwd)/report/index.html (results.json, results.csv, preload-*.json beside it)"
+# the same algorithm sources on a 64-core ARMv8 machine of 002, beside 002's analytical model
+"$build/bin/andgate" sim --machine kunpeng920 --threads 4,16,64 --model --report report/sim-kunpeng920
+echo
+echo "report: $(pwd)/report/index.html (results.json, results.csv, preload-*.json beside it;"
+echo "        the simulation of kunpeng920 in report/sim-kunpeng920/index.html)"

@@ -20,7 +20,7 @@ static int usage(void)
             "usage: andgate sim [--machine NAME|FILE] [--algos all|sw|hw|LIST] [--threads LIST]\n"
             "                   [--wait spin] [--method latency|jitter] [--late-ns X] [--work-ns X]\n"
             "                   [--episodes N] [--seed S] [--schedule fixed|random] [--pin cores|compact|scatter]\n"
-            "                   [--model] [--json FILE|-] [--report DIR] [--quiet]\n"
+            "                   [--alpha X] [--model] [--json FILE|-] [--report DIR] [--quiet]\n"
             "       andgate sim --machines          (the machine descriptions found)\n"
             "LIST: algorithm specs and hw-* devices separated by ';' (andgate list; andgate sim --algos hw).\n");
     return 2;
@@ -76,6 +76,7 @@ int main(int argc, char **argv)
     const char *machine = "kunpeng920", *algos = "all", *threads = "2,4,8,16,32,64", *json = NULL, *pin = "cores";
     struct sim_opts base = { .episodes = 200, .seed = 1, .late_ns = 100000 };
     int quiet = 0, model = 0;
+    double alpha = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--machines"))
@@ -115,6 +116,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--work-ns")) {
             if (parse_d(v, &base.work_ns))
                 return fail_arg(a, v, "a time in ns, not negative");
+        } else if (!strcmp(a, "--alpha")) {
+            if (parse_d(v, &alpha) || alpha > 1)
+                return fail_arg(a, v, "an invalidation weight in [0, 1]");
         } else if (!strcmp(a, "--wait")) {
             /* the engine models a waiter that spins on its cached copy and re-reads when the line is
              * written; sleeping (block, hybrid, auto) has no cost model in the machine files */
@@ -128,6 +132,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "andgate sim: %s\n", err);
         return 2;
     }
+    if (alpha >= 0) /* a what-if: every layer's α replaced (the host's command line says so) */
+        for (unsigned k = 0; k < m.nlayers; k++)
+            m.layer[k].alpha = k == m.self_layer || m.inval_none ? 0 : alpha;
     /* what to run: software algorithms (their defaults, or specs) and hardware devices */
     struct item items[128];
     unsigned ni = 0;

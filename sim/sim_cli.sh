@@ -37,4 +37,5 @@ bad "expected a list of participant counts" --threads 2,x
 bad "models spinning waiters only" --wait block
 bad "unknown algorithm" --algos 'nosuch' --threads 2
 bad "expected latency or jitter" --method epcc
-echo "bad arguments: 6 passed, 0 failed"
+bad "an invalidation weight in [0, 1]" --alpha 1.5
+echo "bad arguments: 7 passed, 0 failed"
