@@ -30,7 +30,7 @@
 
 struct sim_hw;
 
-enum sim_method { SIM_LATENCY, SIM_JITTER };
+enum sim_method { SIM_LATENCY, SIM_JITTER, SIM_EPCC };
 
 struct sim_opts {
     const struct sim_machine *m;
@@ -43,6 +43,7 @@ struct sim_opts {
     uint64_t epoch0;           /* start the episode counters here (wrap-around tests) */
     enum sim_method method;
     double work_ns;            /* compute charged to every participant before each arrival */
+    double work_jitter_ns;     /* plus a uniform random [0, this) per participant and episode (seeded) */
     double late_ns;            /* jitter: participant k % n arrives this much later in episode k */
 };
 
@@ -54,7 +55,10 @@ struct sim_result {
     int ok;
     char error[400];
     char describe[200];
-    double median_ns, min_ns, p99_ns, mean_ns; /* virtual: last arrival -> last departure per episode */
+    double median_ns, min_ns, p99_ns, mean_ns; /* virtual: last arrival -> last departure per episode;
+                                                * epcc: the episode's period (last departure to last
+                                                * departure) minus the compute charged, as EPCC's
+                                                * overhead per barrier */
     double cpu_ns_per_episode;                 /* Σ over participants of the time inside the barrier */
     unsigned episodes;
     struct sim_traffic traffic;                /* per run */

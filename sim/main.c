@@ -18,7 +18,8 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: andgate sim [--machine NAME|FILE] [--algos all|sw|hw|LIST] [--threads LIST]\n"
-            "                   [--wait spin] [--method latency|jitter] [--late-ns X] [--work-ns X]\n"
+            "                   [--wait spin] [--method latency|epcc|jitter] [--late-ns X] [--work-ns X]\n"
+            "                   [--work-jitter-ns X]\n"
             "                   [--episodes N] [--seed S] [--schedule fixed|random] [--pin cores|compact|scatter]\n"
             "                   [--alpha X] [--model] [--json FILE|-] [--report DIR] [--quiet]\n"
             "       andgate sim --machines          (the machine descriptions found)\n"
@@ -107,14 +108,17 @@ int main(int argc, char **argv)
                 return fail_arg(a, v, "fixed or random");
             base.random_schedule = !strcmp(v, "random");
         } else if (!strcmp(a, "--method")) {
-            if (strcmp(v, "latency") && strcmp(v, "jitter"))
-                return fail_arg(a, v, "latency or jitter");
-            base.method = !strcmp(v, "jitter") ? SIM_JITTER : SIM_LATENCY;
+            if (strcmp(v, "latency") && strcmp(v, "jitter") && strcmp(v, "epcc"))
+                return fail_arg(a, v, "latency, epcc or jitter");
+            base.method = !strcmp(v, "jitter") ? SIM_JITTER : !strcmp(v, "epcc") ? SIM_EPCC : SIM_LATENCY;
         } else if (!strcmp(a, "--late-ns")) {
             if (parse_d(v, &base.late_ns))
                 return fail_arg(a, v, "a time in ns, not negative");
         } else if (!strcmp(a, "--work-ns")) {
             if (parse_d(v, &base.work_ns))
+                return fail_arg(a, v, "a time in ns, not negative");
+        } else if (!strcmp(a, "--work-jitter-ns")) {
+            if (parse_d(v, &base.work_jitter_ns))
                 return fail_arg(a, v, "a time in ns, not negative");
         } else if (!strcmp(a, "--alpha")) {
             if (parse_d(v, &alpha) || alpha > 1)
@@ -230,11 +234,15 @@ int main(int argc, char **argv)
             json_str(out, impl);
             fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":\"spin\",\"pinning\":\"%s\",\"method\":\"%s\"",
                     items[i].hw ? "hw" : "andgate", o.n, strcmp(pin, "scatter") ? "compact" : "scatter",
-                    o.method == SIM_JITTER ? "jitter" : "latency");
+                    o.method == SIM_JITTER ? "jitter" : o.method == SIM_EPCC ? "epcc" : "latency");
+            char settings[160];
+            snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s", pin, o.work_ns,
+                     o.work_jitter_ns, alpha >= 0 ? ",alpha=what-if" : "");
             fprintf(out, ",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f,\"mean_ns\":%.1f,"
-                         "\"cpu_ns_per_episode\":%.1f,\"episodes\":%u,\"status\":\"%s\",\"settings\":\"pin=%s\"",
+                         "\"cpu_ns_per_episode\":%.1f,\"episodes\":%u,\"status\":\"%s\",\"settings\":",
                     r.median_ns, r.min_ns, r.p99_ns, r.mean_ns, r.cpu_ns_per_episode, r.episodes,
-                    rc ? "failed" : "ok", pin);
+                    rc ? "failed" : "ok");
+            json_str(out, settings);
             if (o.method == SIM_JITTER)
                 fprintf(out, ",\"jitter_delay_ns\":%.0f,\"late\":\"rotating\"", o.late_ns);
             double e = o.episodes;

@@ -13,7 +13,12 @@ test -s "$out/report/index.html"
 "$build/bin/andgate" sim --machine tile64 --algos 'central;dissemination:ways=2' --threads 5 --episodes 20 \
   --method jitter --late-ns 5000 --quiet --json "$out/jitter.json"
 python3 -m andgate_report "$out/jitter.json" --validate
-python3 - "$out/report/results.json" "$out/jitter.json" <<'PY'
+for j in 0 400; do
+  "$build/bin/andgate" sim --machine kunpeng920 --algos dissemination --threads 16 --episodes 50 --method epcc \
+    --work-ns 1000 --work-jitter-ns $j --quiet --json "$out/epcc$j.json"
+  python3 -m andgate_report "$out/epcc$j.json" --validate
+done
+python3 - "$out/report/results.json" "$out/jitter.json" "$out/epcc0.json" "$out/epcc400.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["mode"] == "sim" and len(d["results"]) == 11 * 3, len(d["results"])
@@ -24,6 +29,10 @@ j = json.load(open(sys.argv[2]))
 assert [r["method"] for r in j["results"]] == ["jitter", "jitter"]
 # one participant is 5 µs late every episode: the others wait that long inside the barrier
 assert all(r["cpu_ns_per_episode"] > 4 * 5000 for r in j["results"]), j["results"]
+# EPCC: random compute before each arrival adds load imbalance to every episode's overhead
+e0, e4 = (json.load(open(f))["results"][0] for f in sys.argv[3:5])
+assert e0["method"] == e4["method"] == "epcc" and e4["mean_ns"] > e0["mean_ns"] > 0, (e0, e4)
+assert "work_jitter_ns=400" in e4["settings"]
 print("1 passed, 0 failed")
 PY
 bad() { # the arguments must be refused with exit 2 and a message containing $1
@@ -36,6 +45,6 @@ bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
 bad "expected a list of participant counts" --threads 2,x
 bad "models spinning waiters only" --wait block
 bad "unknown algorithm" --algos 'nosuch' --threads 2
-bad "expected latency or jitter" --method epcc
+bad "expected latency, epcc or jitter" --method throughput
 bad "an invalidation weight in [0, 1]" --alpha 1.5
 echo "bad arguments: 7 passed, 0 failed"
