@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "machine.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -479,12 +480,31 @@ static int load(struct ld *l)
     return 0;
 }
 
-static int try_dir(const char *dir, const char *name, char *out, size_t len)
+/* The search path, in order: $ANDGATE_MACHINES (':'-separated), the XDG data directory, the installed
+ * and the source sim/machines. Writes up to max directories into dirs (storage in buf). */
+static unsigned search_path(char *buf, size_t len, const char **dirs, unsigned max)
 {
-    if (!dir || !*dir || strlen(dir) + strlen(name) + 7 > len)
-        return 0;
-    snprintf(out, len, "%.*s/%s.json", (int)(len - strlen(name) - 7), dir, name);
-    return access(out, R_OK) == 0;
+    unsigned n = 0;
+    size_t used = 0;
+    const char *env = getenv("ANDGATE_MACHINES"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (env) {
+        snprintf(buf, len, "%s", env);
+        used = strlen(buf) + 1;
+        for (char *save, *d = strtok_r(buf, ":", &save); d && n < max; d = strtok_r(NULL, ":", &save))
+            dirs[n++] = d;
+    }
+    if (used < len && n < max) {
+        if (x && *x)
+            snprintf(buf + used, len - used, "%s/andgate/machines", x);
+        else
+            snprintf(buf + used, len - used, "%s/.local/share/andgate/machines", home ? home : "");
+        dirs[n++] = buf + used;
+    }
+    if (n < max && *AG_MACHINES_DIR)
+        dirs[n++] = AG_MACHINES_DIR;
+    if (n < max && *AG_SOURCE_MACHINES_DIR)
+        dirs[n++] = AG_SOURCE_MACHINES_DIR;
+    return n;
 }
 
 static int find_file(const char *name, char *out, size_t len)
@@ -493,22 +513,39 @@ static int find_file(const char *name, char *out, size_t len)
         snprintf(out, len, "%s", name);
         return 1;
     }
-    const char *env = getenv("ANDGATE_MACHINES");
-    if (env) {
-        char buf[2048];
-        snprintf(buf, sizeof buf, "%s", env);
-        for (char *save, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save))
-            if (try_dir(d, name, out, len))
-                return 1;
+    char buf[4096];
+    const char *dirs[32];
+    unsigned nd = search_path(buf, sizeof buf, dirs, 32);
+    for (unsigned i = 0; i < nd; i++)
+        if (strlen(dirs[i]) + strlen(name) + 7 <= len &&
+            (snprintf(out, len, "%s/%s.json", dirs[i], name), access(out, R_OK) == 0))
+            return 1;
+    return 0;
+}
+
+unsigned sim_machine_names(char names[][64], unsigned max)
+{
+    char buf[4096];
+    const char *dirs[32];
+    unsigned nd = search_path(buf, sizeof buf, dirs, 32), n = 0;
+    for (unsigned i = 0; i < nd; i++) {
+        DIR *d = opendir(dirs[i]);
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            size_t l = strlen(e->d_name);
+            if (l <= 5 || l - 5 >= 64 || strcmp(e->d_name + l - 5, ".json") || !strcmp(e->d_name, "schema.json"))
+                continue;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(l - 5), e->d_name);
+            unsigned k = 0;
+            while (k < n && strcmp(names[k], name))
+                k++;
+            if (k == n && n < max)
+                snprintf(names[n++], 64, "%s", name);
+        }
+        if (d)
+            closedir(d);
     }
-    char xdg[1024];
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (x && *x)
-        snprintf(xdg, sizeof xdg, "%s/andgate/machines", x);
-    else
-        snprintf(xdg, sizeof xdg, "%s/.local/share/andgate/machines", home ? home : "");
-    return try_dir(xdg, name, out, len) || try_dir(AG_MACHINES_DIR, name, out, len) ||
-           try_dir(AG_SOURCE_MACHINES_DIR, name, out, len);
+    return n;
 }
 
 int sim_machine_load(const char *name_or_file, struct sim_machine *m, char *err, size_t errlen)

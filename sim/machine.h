@@ -60,6 +60,9 @@ struct sim_machine {
  * or a path (anything with a '/' or ending in .json). 0, or -1 with the message in err. */
 int sim_machine_load(const char *name_or_file, struct sim_machine *m, char *err, size_t errlen);
 void sim_machine_free(struct sim_machine *m);
+/* The machine names found on that search path (each NAME.json but schema.json, the first of a name
+ * wins), at most max. Returns how many. */
+unsigned sim_machine_names(char names[][64], unsigned max);
 
 /* Global index of hardware thread hw's unit at level lvl (the mixed-radix number truncated after lvl). */
 unsigned sim_machine_unit(const struct sim_machine *m, unsigned hw, unsigned lvl);

@@ -78,5 +78,11 @@ msg=$(ANDGATE_MACHINES=$out XDG_DATA_HOME=$out/none "$sim" --machine nosuch --qu
 set -e
 if [ $rc -eq 2 ] && [[ "$msg" == *"machine 'nosuch': no nosuch.json"* ]]; then pass=$((pass + 1)); else
   echo "FAIL nosuch: $msg"; fail=$((fail + 1)); fi
+# --machines: the shipped ones, and a file in $ANDGATE_MACHINES under its own name
+cp "$src/sim/machines/tile64.json" "$out/mytile.json"
+list=$(ANDGATE_MACHINES=$out "$sim" --machines)
+if [ "$(grep -c ' threads ' <<< "$list")" -ge 11 ] && grep -q "^mytile .* 64 threads" <<< "$list" &&
+   grep -q "^kunpeng920 " <<< "$list"; then pass=$((pass + 1)); else
+  echo "FAIL --machines: $list"; fail=$((fail + 1)); fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -54,21 +54,25 @@ struct item {
     const struct sim_hw *hw;
 };
 
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
 static int list_machines(void)
 {
-    static const char *const names[] = { "host", "phytium2000", "thunderx2", "kunpeng920", "xeonphi5110p",
-                                         "knl7210", "xeon8160x8", "opteron6272x4", "harp-broadwell", "tile64",
-                                         "noc64" };
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char names[128][64];
+    unsigned n = sim_machine_names(names, 128);
+    qsort(names, n, sizeof *names, by_name);
+    for (unsigned i = 0; i < n; i++) {
         struct sim_machine m;
         char err[600];
         if (sim_machine_load(names[i], &m, err, sizeof err) == 0) {
-            printf("%-15s %4u threads  %s\n                %s\n", m.name, m.threads, m.title, m.file);
+            printf("%-15s %4u threads  %s\n                %s\n", names[i], m.threads, m.title, m.file);
             sim_machine_free(&m);
         } else {
             printf("%-15s (%s)\n", names[i], err);
         }
     }
+    if (!n)
+        printf("no machine descriptions found (andgate sim --help)\n");
     return 0;
 }
 
