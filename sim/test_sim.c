@@ -2,11 +2,13 @@
  * passes the barrier checks (no participant leaves an episode before all arrived, exactly one
  * AG_SERIAL, no deadlock) under many random schedules, for 1..9 participants and a few larger counts;
  * and a fixed schedule is deterministic (same numbers twice). Usage: test_sim [SCHEDULES] */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
+#include "hw.h"
 
 static const char *const variants[] = {
     "central", "counting", "ticket", "linear", "combining", "combining:arity=2,wake=global", "combining:arity=3",
@@ -69,6 +71,38 @@ int main(int argc, char **argv)
             passed++;
         }
     }
+    /* the hardware barrier devices on the machines that have them: the same checks under random
+     * schedules (arrivals then reach a device out of time order) */
+    static const char *const hw_machines[] = { "harp-broadwell", "knl7210", "xeon8160x8", "opteron6272x4", "tile64",
+                                               "noc64" };
+    for (unsigned d = 0; sim_hw_devices[d]; d++)
+        for (unsigned h = 0; h < sizeof hw_machines / sizeof *hw_machines; h++) {
+            struct sim_machine hm;
+            if (sim_machine_load(hw_machines[h], &hm, err, sizeof err))
+                return printf("FAIL loading %s: %s\n", hw_machines[h], err), 1;
+            unsigned bad = 0, runs = 0;
+            char why[500] = "";
+            for (unsigned n = 1; n <= 9; n++)
+                for (unsigned seed = 1; seed <= schedules / 10 + 1; seed++) {
+                    struct sim_opts o = { .m = &hm, .hw = sim_hw_devices[d], .n = n, .episodes = 4, .seed = seed,
+                                          .random_schedule = 1 };
+                    struct sim_result r;
+                    int rc = sim_run(&o, &r);
+                    if (rc == EINVAL)
+                        break; /* a machine without this device */
+                    runs++;
+                    if (rc != 0 && !bad++)
+                        snprintf(why, sizeof why, "n=%u seed %u: %s", n, seed, r.error);
+                }
+            if (runs && bad) {
+                failed++;
+                printf("FAIL %s on %s: %u of %u random schedules failed (%s)\n", sim_hw_devices[d]->name,
+                       hw_machines[h], bad, runs, why);
+            } else if (runs) {
+                passed++;
+            }
+            sim_machine_free(&hm);
+        }
     for (unsigned i = 0; i < NM; i++)
         sim_machine_free(&ms[i]);
     printf("%d passed, %d failed\n", passed, failed);
