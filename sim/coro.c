@@ -6,6 +6,30 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Stacks of freed coroutines, kept for the next simulation (the engine is single-threaded): mapping
+ * and unmapping them for every run of a test making thousands of runs costs more than the runs. */
+static struct spare {
+    char *stack;
+    size_t size;
+} spare[4096];
+static unsigned nspare;
+
+/* A stack with an inaccessible page below it: an overflow faults instead of corrupting the heap. */
+static char *stack_map(size_t *size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *size = (*size + page - 1) / page * page;
+    if (nspare && spare[nspare - 1].size == *size)
+        return spare[--nspare].stack;
+    char *m = mmap(NULL, *size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    mprotect(m, page, PROT_NONE);
+    return m + page;
+}
 
 #if defined(__x86_64__)
 /* void ag_coro_swap(void **save_sp, void *new_sp): the System V callee-saved registers go on the old
@@ -37,7 +61,8 @@ void ag_coro_swap(void **save_sp, void *new_sp);
 int coro_make(struct coro *c, size_t size, void (*fn)(void))
 {
     memset(c, 0, sizeof *c);
-    c->stack = malloc(size);
+    c->stack = stack_map(&size);
+    c->size = size;
     if (!c->stack)
         return ENOMEM;
     /* top 16-aligned; a zero return address for fn (it never returns), fn itself for `ret`, then six
@@ -59,7 +84,8 @@ void coro_switch(struct coro *from, struct coro *to) { ag_coro_swap(&from->sp, t
 int coro_make(struct coro *c, size_t size, void (*fn)(void))
 {
     memset(c, 0, sizeof *c);
-    c->stack = malloc(size);
+    c->stack = stack_map(&size);
+    c->size = size;
     if (!c->stack)
         return ENOMEM;
     getcontext(&c->uc);
@@ -76,6 +102,11 @@ void coro_switch(struct coro *from, struct coro *to) { swapcontext(&from->uc, &t
 
 void coro_free(struct coro *c)
 {
-    free(c->stack);
+    if (c->stack && nspare < sizeof spare / sizeof *spare) {
+        spare[nspare++] = (struct spare){ c->stack, c->size };
+    } else if (c->stack) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        munmap(c->stack - page, c->size + page);
+    }
     c->stack = NULL;
 }

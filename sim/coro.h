@@ -14,13 +14,15 @@
 
 struct coro {
     void *sp;     /* saved stack pointer while switched out */
-    char *stack;  /* NULL for the main (scheduler) context */
+    char *stack;  /* NULL for the main (scheduler) context; a guard page lies below it */
+    size_t size;
 #if !defined(__x86_64__)
     ucontext_t uc;
 #endif
 };
 
-/* A coroutine that starts in fn() on its own stack of `size` bytes; fn must never return.
+/* A coroutine that starts in fn() on its own stack of `size` bytes (rounded up to pages, with an
+ * inaccessible guard page below); fn must never return.
  * 0 or ENOMEM. */
 int coro_make(struct coro *c, size_t size, void (*fn)(void));
 void coro_free(struct coro *c);

@@ -30,9 +30,7 @@ struct part {
     double clock;
     int state;
     unsigned hw;          /* hardware thread */
-    uint32_t wflag;       /* waiting: the flag */
     int next_waiter;      /* waiting: the next participant waiting on the same line, -1 */
-    int heap_pos;         /* in the ready set, or -1 */
     int serial;           /* hardware barriers: this participant is the episode's last */
 };
 
@@ -49,6 +47,7 @@ struct line {
     unsigned ncp, capcp;
     double busy_until;    /* ownership transfers are served one at a time */
     int waiters;          /* first participant waiting on this line, -1 */
+    uint64_t stores;      /* stores so far: a reader that saw an older value must not sleep through one */
 };
 
 struct sim {
@@ -72,6 +71,7 @@ struct sim {
     int hw_last;
     /* checks and measurements */
     uint64_t arrived;
+    unsigned run_episodes; /* one unmeasured warm-up episode, then o->episodes measured ones */
     unsigned *serial;
     double *arr, *dep;    /* [episode][participant] */
     struct sim_result *res;
@@ -101,15 +101,12 @@ static void heap_swap(struct sim *s, unsigned i, unsigned j)
     int t = s->ready[i];
     s->ready[i] = s->ready[j];
     s->ready[j] = t;
-    s->part[s->ready[i]].heap_pos = (int)i;
-    s->part[s->ready[j]].heap_pos = (int)j;
 }
 
 static void ready_push(struct sim *s, int p)
 {
     unsigned i = s->nready++;
     s->ready[i] = p;
-    s->part[p].heap_pos = (int)i;
     if (s->o->random_schedule)
         return;
     while (i && before(s, s->ready[i], s->ready[(i - 1) / 2])) {
@@ -123,7 +120,6 @@ static int ready_pop(struct sim *s)
     unsigned i = s->o->random_schedule ? (unsigned)(next_rand(s) % s->nready) : 0;
     int p = s->ready[i];
     heap_swap(s, i, --s->nready);
-    s->part[p].heap_pos = -1;
     if (!s->o->random_schedule)
         for (i = 0;;) {
             unsigned l = 2 * i + 1, r = l + 1, m = i;
@@ -322,6 +318,7 @@ static void charge_write(struct sim *s, uint32_t i, int rmw)
 static void wake(struct sim *s, uint32_t i)
 {
     struct line *l = &s->lines[i / s->line_slots];
+    l->stores++;
     double t = s->part[s->cur].clock;
     for (int q = l->waiters; q >= 0;) {
         struct part *w = &s->part[q];
@@ -343,8 +340,11 @@ uint64_t sim_load(const ag_flags_t *f, uint32_t i)
         return s->slots[i];
     s->res->operations++;
     charge_read(s, i);
-    yield(s); /* the read completes when this participant runs again: it sees the value then */
-    return s->slots[i];
+    /* the value as the read finds the line when it is served; a store issued while this participant
+     * waits for its completion is for the next read to see */
+    uint64_t x = s->slots[i];
+    yield(s);
+    return x;
 }
 
 static void store_done(struct sim *s, uint32_t i)
@@ -384,6 +384,14 @@ uint64_t sim_fetch_add(const ag_flags_t *f, uint32_t i, uint64_t d)
 int sim_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, uint64_t desired)
 {
     struct sim *s = f->sim;
+    if (s->quiet) {
+        int ok = s->slots[i] == *expected;
+        if (ok)
+            s->slots[i] = desired;
+        else
+            *expected = s->slots[i];
+        return ok;
+    }
     s->res->operations++;
     charge_write(s, i, 1);
     int ok = s->slots[i] == *expected;
@@ -402,16 +410,17 @@ int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t dea
     (void)deadline; /* virtual time has no deadlines */
     struct sim *s = f->sim;
     for (;;) {
-        uint64_t x = sim_load(f, i);
+        struct line *l = &s->lines[i / s->line_slots];
+        uint64_t seen = l->stores, x = sim_load(f, i);
         int broken = s->slots[f->broken] != 0;
         if (ag_cond_holds(x, cond, v))
             return broken ? AG_EBROKEN : 0;
         if (broken)
             return AG_EBROKEN;
+        if (l->stores != seen)
+            continue; /* a store landed while the read was served: read again, do not sleep through it */
         struct part *p = &s->part[s->cur];
-        struct line *l = &s->lines[i / s->line_slots];
         p->state = WAITING;
-        p->wflag = i;
         p->next_waiter = l->waiters;
         l->waiters = (int)s->cur;
         yield(s);
@@ -472,7 +481,7 @@ static void participant(void)
     struct sim *s = S;
     unsigned tid = s->cur, n = s->n;
     struct part *p = &s->part[tid];
-    for (unsigned k = 0; k < s->o->episodes && s->res->ok; k++) {
+    for (unsigned k = 0; k < s->run_episodes && s->res->ok; k++) {
         p->clock += s->o->work_ns;
         if (s->o->work_jitter_ns > 0) /* deterministic: participants draw in the engine's order */
             p->clock += s->o->work_jitter_ns * (double)(next_rand(s) >> 11) * 0x1.0p-53;
@@ -559,10 +568,16 @@ static void measure(struct sim *s)
     const struct sim_opts *o = s->o;
     unsigned n = s->n;
     double *lat = malloc((o->episodes ? o->episodes : 1) * sizeof *lat), cpu = 0, prev = 0;
+    if (!lat) {
+        fail(s, "out of memory for the statistics");
+        return;
+    }
+    for (unsigned t = 0; t < n; t++) /* the warm-up episode (first touches) is not measured */
+        prev = s->dep[t] > prev ? s->dep[t] : prev;
     for (unsigned k = 0; k < o->episodes; k++) {
         double a = 0, d = 0;
         for (unsigned t = 0; t < n; t++) {
-            double x = s->arr[(size_t)k * n + t], y = s->dep[(size_t)k * n + t];
+            double x = s->arr[(size_t)(k + 1) * n + t], y = s->dep[(size_t)(k + 1) * n + t];
             a = x > a ? x : a;
             d = y > d ? y : d;
             cpu += y - x;
@@ -575,6 +590,7 @@ static void measure(struct sim *s)
     s->res->median_ns = st.median, s->res->min_ns = st.min, s->res->p99_ns = st.p99, s->res->mean_ns = st.mean;
     s->res->cpu_ns_per_episode = o->episodes ? cpu / o->episodes : 0;
     s->res->episodes = o->episodes;
+    s->res->run_episodes = s->run_episodes;
     free(lat);
 }
 
@@ -585,8 +601,15 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     unsigned n = o->n;
     if (!n)
         return invalid(res, "at least one participant");
-    struct sim s = { .o = o, .m = o->m, .n = n, .words = (n + 63) / 64, .rng = o->seed * 2654435761u + 1,
-                     .res = res, .line_slots = o->m->line_bytes / 8 };
+    if ((uint64_t)(o->episodes + 1ull) * n > (UINT64_C(1) << 27))
+        return invalid(res, "episodes x participants exceeds 2^27 (the per-episode samples would not fit)");
+    /* splitmix64 of the seed: every seed, 0 included, gives a nonzero xorshift state */
+    uint64_t z = o->seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    struct sim s = { .o = o, .m = o->m, .n = n, .words = (n + 63) / 64, .rng = z ? z : 1, .res = res,
+                     .line_slots = o->m->line_bytes / 8, .run_episodes = o->episodes + 1 };
     s.part = calloc(n, sizeof *s.part);
     s.ready = calloc(n, sizeof *s.ready);
     unsigned *hw = calloc(n, sizeof *hw);
@@ -633,9 +656,18 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     s.nlines = (nslots + s.line_slots - 1) / s.line_slots;
     s.lines = calloc(s.nlines, sizeof *s.lines);
     uint64_t *bits = calloc((size_t)s.nlines * s.words, sizeof *bits);
-    s.serial = calloc(o->episodes ? o->episodes : 1, sizeof *s.serial);
-    s.arr = calloc((size_t)(o->episodes ? o->episodes : 1) * n, sizeof *s.arr);
-    s.dep = calloc((size_t)(o->episodes ? o->episodes : 1) * n, sizeof *s.dep);
+    s.serial = calloc(s.run_episodes, sizeof *s.serial);
+    s.arr = calloc((size_t)s.run_episodes * n, sizeof *s.arr);
+    s.dep = calloc((size_t)s.run_episodes * n, sizeof *s.dep);
+    if (!s.slots || !s.lines || !bits || !s.serial || !s.arr || !s.dep) {
+        free(s.part), free(s.ready), free(hw), free(s.serial), free(s.arr), free(s.dep), free(s.lines), free(bits);
+        free(s.slots), free(L.state);
+        if (o->hw && o->hw->teardown)
+            o->hw->teardown(&s.hwc);
+        snprintf(res->error, sizeof res->error, "out of memory for %u participants x %u episodes", n, o->episodes);
+        res->ok = 0;
+        return ENOMEM;
+    }
     for (uint32_t l = 0; l < s.nlines; l++)
         s.lines[l] = (struct line){ .owner = -1, .home = -1, .sharers = bits + (size_t)l * s.words, .waiters = -1 };
     S = &s;
@@ -659,7 +691,7 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
         fail(&s, "out of memory for the participants' stacks");
     else if (schedule(&s) != 0)
         fail(&s, "deadlock: every participant waits");
-    for (unsigned k = 0; res->ok && k < o->episodes; k++)
+    for (unsigned k = 0; res->ok && k < s.run_episodes; k++)
         if (s.serial[k] != 1)
             fail(&s, "an episode without exactly one AG_SERIAL");
     if (res->ok)

@@ -60,8 +60,9 @@ struct sim_result {
                                                 * departure) minus the compute charged, as EPCC's
                                                 * overhead per barrier */
     double cpu_ns_per_episode;                 /* Σ over participants of the time inside the barrier */
-    unsigned episodes;
-    struct sim_traffic traffic;                /* per run */
+    unsigned episodes;                         /* measured */
+    unsigned run_episodes;                     /* run: one unmeasured warm-up episode more (first touches) */
+    struct sim_traffic traffic;                /* per run (divide by run_episodes) */
     uint64_t operations;                       /* simulated flag operations */
 };
 

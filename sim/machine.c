@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +76,10 @@ static int quantity(struct ld *l, json_t *q, const char *path, const char *want,
         return bad(l, "%s.source: every number needs its source (see sim/machines/README.md)", path);
     double x = json_number_value(v);
     const char *unit = json_string_value(u);
-    if (x < 0 || x != x)
-        return bad(l, "%s.value: must not be negative", path);
+    if (!isfinite(x) || x < 0)
+        return bad(l, "%s.value: must be a finite number, not negative", path);
+    if (want && !strcmp(want, "GHz") && strcmp(unit, "GHz") && strcmp(unit, "MHz"))
+        return bad(l, "%s.unit: '%s' where GHz or MHz was expected", path, unit);
     if (!strcmp(unit, "cycles")) {
         json_t *c = json_object_get(q, "clock");
         const char *dom = json_is_string(c) ? json_string_value(c) : "core";
@@ -102,6 +105,8 @@ static int quantity(struct ld *l, json_t *q, const char *path, const char *want,
                        !strcmp(want, "time") ? "ns or cycles" : want);
         if (!strcmp(unit, "MHz"))
             x /= 1000;
+        if ((!strcmp(want, "count") || !strcmp(want, "bytes")) && x > 1e9)
+            return bad(l, "%s.value: %g is larger than the simulator models (at most 10^9)", path, x);
         if ((!strcmp(want, "count") || !strcmp(want, "bytes")) && x != (double)(long long)x)
             return bad(l, "%s.value: must be a whole number", path);
         if (!strcmp(want, "ratio") && x > 1)
@@ -158,8 +163,8 @@ static int load_topology(struct ld *l)
         snprintf(pc, sizeof pc, "%s.count", p);
         if (quantity(l, json_object_get(e, "count"), pc, "count", &c))
             return -1;
-        if (c < 1)
-            return bad(l, "%s.value: must be at least 1", pc);
+        if (c < 1 || c > SIM_MAX_THREADS)
+            return bad(l, "%s.value: must be from 1 to %d", pc, SIM_MAX_THREADS);
         snprintf(m->level[i], sizeof m->level[i], "%s", name);
         m->count[i] = (unsigned)c;
         threads *= c;
@@ -270,8 +275,8 @@ static int load_interconnect(struct ld *l)
         snprintf(p, sizeof p, "$.interconnect.dims[%zu]", i);
         if (quantity(l, json_array_get(dims, i), p, "count", &d[i]))
             return -1;
-        if (d[i] < 1)
-            return bad(l, "%s.value: must be at least 1", p);
+        if (d[i] < 1 || d[i] > SIM_MAX_THREADS)
+            return bad(l, "%s.value: must be from 1 to %d", p, SIM_MAX_THREADS);
     }
     m->ring_stops = (unsigned)d[0];
     json_t *bi = json_object_get(ic, "bidirectional");
@@ -366,25 +371,38 @@ static int load_layer_map(struct ld *l)
         if (json_array_size(rows) != units)
             return bad(l, "$.layer_map.unit_matrix.layers: %zu rows for %u %s units", json_array_size(rows), units,
                        lvn);
-        for (unsigned i = 0; i < units; i++)
-            if (json_array_size(json_array_get(rows, i)) != units)
-                return bad(l, "$.layer_map.unit_matrix.layers[%u]: must have %u entries", i, units);
+        for (unsigned i = 0; i < units; i++) {
+            json_t *row = json_array_get(rows, i);
+            if (!json_is_array(row) || json_array_size(row) != units)
+                return bad(l, "$.layer_map.unit_matrix.layers[%u]: must be a list of %u entries", i, units);
+            for (unsigned j = 0; j < units; j++) { /* null on the diagonal, symmetric elsewhere */
+                json_t *x = json_array_get(row, j), *y = json_array_get(json_array_get(rows, j), i);
+                if (i == j ? !json_is_null(x) : !json_is_string(x))
+                    return bad(l, "$.layer_map.unit_matrix.layers[%u][%u]: must be %s", i, j,
+                               i == j ? "null (the diagonal)" : "a layer id");
+                if (i != j && (!json_is_string(y) || strcmp(json_string_value(x), json_string_value(y))))
+                    return bad(l, "$.layer_map.unit_matrix.layers[%u][%u]: differs from [%u][%u] (the matrix is "
+                               "symmetric)", i, j, j, i);
+            }
+        }
     }
+    json_t *by = json_object_get(lm, "by_shared_level");
+    const char *key;
+    json_t *val;
+    json_object_foreach(by, key, val) if (strcmp(key, "machine") && sim_machine_level(m, key) < 0) return bad(
+        l, "$.layer_map.by_shared_level.%s: not a topology level (or 'machine')", key);
     size_t T = m->threads;
     m->pair = malloc(T * T);
-    int used[SIM_MAX_LAYERS] = { 0 };
     for (unsigned a = 0; a < T; a++)
         for (unsigned b = 0; b < T; b++) {
             int k = b < a ? m->pair[(size_t)b * T + a] : pair_layer(l, lm, um, umlvl, a, b, s);
             if (k < 0)
                 return -1;
             m->pair[(size_t)a * T + b] = (unsigned char)k;
-            used[k] = 1;
         }
     for (unsigned k = 0; k < m->nlayers; k++)
         if (m->layer[k].path != SIM_PATH_FIXED && m->attach < 0)
             return bad(l, "$.latency_layers[%u]: a noc layer needs $.interconnect.attach_level", k);
-    (void)used; /* a layer no pair uses is allowed (the Python checker reports it for the shipped files) */
     return 0;
 }
 
@@ -397,6 +415,9 @@ static int load_coherence(struct ld *l)
     if (!model)
         return -1;
     if (!strcmp(model, "none")) {
+        if (m->attach < 0)
+            return bad(l, "$.coherence.invalidation.model: 'none' (every access at the line's home) needs "
+                       "$.interconnect.attach_level and coordinates to place the homes");
         m->inval_none = 1;
     } else if (!strcmp(model, "alpha")) {
         json_t *al = member(l, inv, "$.coherence.invalidation", "alpha", JSON_OBJECT);
@@ -459,8 +480,9 @@ static int load(struct ld *l)
     double line;
     if (quantity(l, json_object_get(l->root, "cache_line"), "$.cache_line", "bytes", &line))
         return -1;
-    if (line != 64 && line != 128)
-        return bad(l, "$.cache_line.value: %g bytes; the simulator models 64- or 128-byte lines", line);
+    if (line < 16 || line > 1024 || ((unsigned)line & ((unsigned)line - 1)))
+        return bad(l, "$.cache_line.value: %g bytes; the simulator models lines of a power of two from 16 to "
+                   "1024 bytes", line);
     m->line_bytes = (unsigned)line;
     if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l))
         return -1;
@@ -500,10 +522,11 @@ static unsigned search_path(char *buf, size_t len, const char **dirs, unsigned m
             snprintf(buf + used, len - used, "%s/.local/share/andgate/machines", home ? home : "");
         dirs[n++] = buf + used;
     }
-    if (n < max && *AG_MACHINES_DIR)
-        dirs[n++] = AG_MACHINES_DIR;
-    if (n < max && *AG_SOURCE_MACHINES_DIR)
-        dirs[n++] = AG_SOURCE_MACHINES_DIR;
+    static const char installed[] = AG_MACHINES_DIR, source[] = AG_SOURCE_MACHINES_DIR;
+    if (n < max && installed[0])
+        dirs[n++] = installed;
+    if (n < max && source[0])
+        dirs[n++] = source;
     return n;
 }
 
@@ -619,8 +642,8 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
     case SIM_PATH_VIA_HOME:
         hops = sim_machine_hops(m, ua, home) + sim_machine_hops(m, home, ub) + sim_machine_hops(m, ub, ua);
         break;
-    default:
-        hops = 2 * sim_machine_hops(m, ua, home);
+    default: /* home_roundtrip: there and back (on a unidirectional ring, not the same way) */
+        hops = sim_machine_hops(m, ua, home) + sim_machine_hops(m, home, ua);
         break;
     }
     return y->ns + hops * m->hop_ns;

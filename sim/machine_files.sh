@@ -27,7 +27,7 @@ cases = [
     ("strlat", "kunpeng920", "d['latency_layers'][1]['latency']['value'] = '14'",
      "$.latency_layers[1].latency.value: must be a number"),
     ("neglat", "phytium2000", "d['latency_layers'][3]['latency']['value'] = -1",
-     "$.latency_layers[3].latency.value: must not be negative"),
+     "$.latency_layers[3].latency.value: must be a finite number, not negative"),
     ("nosource", "kunpeng920", "del d['latency_layers'][0]['latency']['source']",
      "$.latency_layers[0].latency.source"),
     ("badref", "kunpeng920", "d['layer_map']['by_shared_level']['ccl'] = 'L9'",
@@ -50,6 +50,23 @@ cases = [
     ("path", "tile64", "d['latency_layers'][1]['path'] = 'teleport'", "$.latency_layers[1].path: 'teleport'"),
     ("unit", "kunpeng920", "d['latency_layers'][2]['latency']['unit'] = 'GHz'",
      "$.latency_layers[2].latency.unit: 'GHz' where ns or cycles was expected"),
+    # found by review: each of these used to crash the loader or the engine
+    ("clockcycles", "kunpeng920", "d['clock']['core']['unit'] = 'cycles'",
+     "$.clock.core.unit: 'cycles' where GHz or MHz was expected"),
+    ("clockself", "xeonphi5110p", "d['clock']['ring'].update(unit='cycles', clock='ring')",
+     "$.clock.ring.unit: 'cycles' where GHz or MHz was expected"),
+    ("hugering", "xeonphi5110p", "d['interconnect']['dims'][0]['value'] = 4294967296",
+     "$.interconnect.dims[0].value: 4.29497e+09 is larger than the simulator models"),
+    ("hugecount", "tile64", "d['topology']['levels'][1]['count']['value'] = 1e300",
+     "$.topology.levels[1].count.value: 1e+300 is larger than the simulator models"),
+    ("asym", "xeon8160x8", "d['layer_map']['unit_matrix']['layers'][0][1] = 'upi2'",
+     "$.layer_map.unit_matrix.layers[0][1]: differs from [1][0]"),
+    ("diag", "xeon8160x8", "d['layer_map']['unit_matrix']['layers'][2][2] = 'upi1'",
+     "$.layer_map.unit_matrix.layers[2][2]: must be null (the diagonal)"),
+    ("bylevel", "kunpeng920", "d['layer_map']['by_shared_level']['cluster'] = 'L0'",
+     "$.layer_map.by_shared_level.cluster: not a topology level"),
+    ("nonehome", "kunpeng920", "d['coherence']['invalidation'] = {'model': 'none'}",
+     "$.coherence.invalidation.model: 'none' (every access at the line's home) needs"),
 ]
 with open(out / "cases.txt", "w") as f:
     for name, machine, stmt, want in cases:

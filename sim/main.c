@@ -2,6 +2,7 @@
  * share a process with libandgate's). Output: the result JSON of DESIGN.md, mode "sim", with traffic
  * counts per episode; a table on stderr. docs/sim.md. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +39,17 @@ static int parse_u(const char *v, unsigned long long *out)
     char *end;
     if (!*v || *v == '-')
         return -1;
+    errno = 0;
     *out = strtoull(v, &end, 10);
-    return *end ? -1 : 0;
+    return *end || errno ? -1 : 0;
 }
 
+/* A time or weight: finite, not negative, at most 1 s of virtual time. */
 static int parse_d(const char *v, double *out)
 {
     char *end;
     *out = strtod(v, &end);
-    return *v && !*end && *out >= 0 ? 0 : -1;
+    return *v && !*end && isfinite(*out) && *out >= 0 && *out <= 1e9 ? 0 : -1;
 }
 
 struct item {
@@ -154,10 +157,17 @@ int main(int argc, char **argv)
         for (unsigned i = 0; want_hw && sim_hw_devices[i] && ni < 128; i++)
             items[ni++] = (struct item){ sim_hw_devices[i]->name, sim_hw_devices[i] };
     } else {
+        if (strlen(algos) >= sizeof buf)
+            return fail_arg("--algos", "...", "a list shorter than 4096 characters");
         snprintf(buf, sizeof buf, "%s", algos);
-        for (char *save, *t = strtok_r(buf, ";", &save); t && ni < 128; t = strtok_r(NULL, ";", &save))
+        for (char *save, *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+            if (ni == 128)
+                return fail_arg("--algos", "...", "at most 128 entries");
             items[ni++] = (struct item){ t, sim_hw_find(t) };
+        }
     }
+    if (!ni)
+        return fail_arg("--algos", algos, "all, sw, hw, or algorithm specs and hw-* devices separated by ';'");
     for (unsigned i = 0; i < ni; i++) { /* every spec checked before anything runs */
         struct ag_spec sp;
         char msg[600];
@@ -171,18 +181,23 @@ int main(int argc, char **argv)
     }
     /* thread counts */
     unsigned counts[64], nc = 0;
-    for (const char *p = threads; *p && nc < 64;) {
+    for (const char *p = threads;;) {
         char *end;
         unsigned long t = strtoul(p, &end, 10);
-        if (end == p || !t || (*end && *end != ','))
-            return fail_arg("--threads", threads, "a list of participant counts like 2,4,8");
+        if (end == p || !t || (*end && *end != ',') || (*end == ',' && !end[1]) || nc == 64)
+            return fail_arg("--threads", threads, "a list of at most 64 participant counts like 2,4,8");
         if (t > m.threads) {
             fprintf(stderr, "andgate sim: --threads %lu: %s has %u hardware threads\n", t, m.name, m.threads);
             return 2;
         }
         counts[nc++] = (unsigned)t;
-        p = *end ? end + 1 : end;
+        if (!*end)
+            break;
+        p = end + 1;
     }
+    unsigned probe;
+    if (sim_place(&m, 1, pin, &probe, err, sizeof err)) /* the placement policy, once */
+        return fail_arg("--pin", pin, "cores, compact or scatter");
     if (json && !strcmp(json, "-"))
         json = NULL;
     FILE *out = json ? fopen(json, "w") : stdout;
@@ -192,8 +207,7 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     snprintf(title, sizeof title, "sim: %s (%s), %u hardware threads", m.name, m.title, m.threads);
-    /* the machine's core-to-core figures for the report: the cheapest and the median layer between
-     * distinct hardware threads 0 and 1 of its placement */
+    /* the report's core-to-core line: one transfer between the hardware threads of participants 0 and 1 */
     unsigned hw2[2] = { 0, 0 };
     double c2c = 0;
     if (m.threads > 1 && sim_place(&m, 2, pin, hw2, err, sizeof err) == 0)
@@ -224,11 +238,11 @@ int main(int argc, char **argv)
             struct sim_result r;
             int rc = sim_run(&o, &r);
             if (rc == EINVAL && items[i].hw && (want_hw || want_sw))
-                break; /* "all"/"hw": a device this machine does not have */
-            if (rc == EINVAL) {
-                fprintf(stderr, "andgate sim: %s: %s\n", items[i].spec, r.error);
+                continue; /* "all"/"hw": a device this machine lacks, or a count it cannot serve */
+            if (rc == EINVAL || rc == ENOMEM) {
+                fprintf(stderr, "andgate sim: %s, %u participants: %s\n", items[i].spec, o.n, r.error);
                 failures++;
-                break;
+                continue;
             }
             failures += rc != 0;
             fprintf(out, "%s{\"impl\":", first ? "" : ",\n");
@@ -237,7 +251,7 @@ int main(int argc, char **argv)
             snprintf(impl, sizeof impl, "%s:%s", items[i].hw ? "hw" : "andgate", r.describe[0] ? r.describe : o.algo);
             json_str(out, impl);
             fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":\"spin\",\"pinning\":\"%s\",\"method\":\"%s\"",
-                    items[i].hw ? "hw" : "andgate", o.n, strcmp(pin, "scatter") ? "compact" : "scatter",
+                    items[i].hw ? "hw" : "andgate", o.n, pin,
                     o.method == SIM_JITTER ? "jitter" : o.method == SIM_EPCC ? "epcc" : "latency");
             char settings[160];
             snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s", pin, o.work_ns,
@@ -249,7 +263,7 @@ int main(int argc, char **argv)
             json_str(out, settings);
             if (o.method == SIM_JITTER)
                 fprintf(out, ",\"jitter_delay_ns\":%.0f,\"late\":\"rotating\"", o.late_ns);
-            double e = o.episodes;
+            double e = r.run_episodes ? r.run_episodes : 1; /* traffic and operations: every episode run */
             fprintf(out, ",\"traffic_per_episode\":{\"reads_local\":%.1f,\"reads_remote\":%.1f,\"writes\":%.1f,"
                          "\"invalidations\":%.1f,\"rmws\":%.1f}",
                     r.traffic.reads_local / e, r.traffic.reads_remote / e, r.traffic.writes / e,

@@ -616,14 +616,15 @@ int cmd_bench(int argc, char **argv)
             now_s() - t0, failed, json_path);
     free(jobs);
 
-    char cdf[32] = "";
-    if (o.cdf_threads)
-        snprintf(cdf, sizeof cdf, " --cdf-threads %u", o.cdf_threads);
+    char cdf[32];
+    snprintf(cdf, sizeof cdf, "%u", o.cdf_threads);
     if (o.csv)
-        ag_run_report("bench", json_path, "--csv", o.csv, NULL);
-    if (o.report && ag_run_report("bench", json_path, "--out", o.report, cdf) == 0)
+        ag_run_report("bench", json_path, (const char *const[]){ "--csv", o.csv, NULL });
+    if (o.report &&
+        ag_run_report("bench", json_path,
+                      (const char *const[]){ "--out", o.report, o.cdf_threads ? "--cdf-threads" : NULL, cdf, NULL }) == 0)
         fprintf(stderr, "andgate bench: report in %s/index.html\n", o.report);
-    ag_run_report("bench", json_path, "--summary", NULL, NULL);
+    ag_run_report("bench", json_path, (const char *const[]){ "--summary", NULL });
     if (!o.json && !o.report)
         fprintf(stderr, "andgate bench: (use --json FILE or --report DIR to keep the results)\n");
     return 0;

@@ -2,6 +2,7 @@
  * simulator build of the algorithm files, and renders its result file with the same report code as
  * andgate bench (--report DIR). docs/sim.md. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ int cmd_sim(int argc, char **argv)
     /* --report DIR: the result goes to DIR/results.json (unless --json names a file), then the report */
     const char *report = NULL;
     char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args)
+        return 2;
     int na = 0;
     args[na++] = path;
     for (int i = 1; i < argc; i++) {
@@ -34,29 +37,46 @@ int cmd_sim(int argc, char **argv)
             snprintf(json, sizeof json, "%s", argv[i + 1]);
         args[na++] = argv[i];
     }
-    if (report && !*json) {
-        mkdir(report, 0777);
+    if (!report) {
+        execv(path, args);
+        fprintf(stderr, "andgate sim: cannot run %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    if (!strcmp(json, "-")) {
+        fprintf(stderr, "andgate sim: --json -: with --report the result must go to a file (the report reads it)\n");
+        return 2;
+    }
+    if (mkdir(report, 0777) && errno != EEXIST) {
+        fprintf(stderr, "andgate sim: --report %s: %s\n", report, strerror(errno));
+        return 2;
+    }
+    if (!*json) {
         snprintf(json, sizeof json, "%s/results.json", report);
         args[na++] = "--json";
         args[na++] = json;
     }
-    if (!report) {
-        execv(path, args);
-        fprintf(stderr, "andgate sim: cannot run %s\n", path);
+    unlink(json); /* never render a stale result */
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "andgate sim: fork: %s\n", strerror(errno));
         return 2;
     }
-    pid_t pid = fork();
     if (pid == 0) {
         execv(path, args);
         _exit(127);
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
     free(args);
-    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-    if (rc == 2 || !ag_is_file(json))
-        return rc;
-    if (ag_run_report("sim", json, "--out", report, NULL) == 0)
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "andgate sim: the simulator died of signal %d; no report\n", WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    int rc = WEXITSTATUS(status);
+    if (rc == 2 || rc == 127 || !ag_is_file(json))
+        return rc ? rc : 1;
+    if (ag_run_report("sim", json, (const char *const[]){ "--out", report, NULL }) == 0)
         fprintf(stderr, "andgate sim: report in %s/index.html\n", report);
     return rc;
 }

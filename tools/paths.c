@@ -2,11 +2,13 @@
 #define _GNU_SOURCE
 #include "paths.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void ag_exe_dir(char *buf, size_t len)
@@ -56,14 +58,30 @@ static const char *python_dir(void)
     return dir;
 }
 
-int ag_run_report(const char *tool, const char *json, const char *flag, const char *arg, const char *extra)
+int ag_run_report(const char *tool, const char *json, const char *const *args)
 {
-    char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, "PYTHONPATH='%s' python3 -m andgate_report '%s' %s %s%s%s%s", python_dir(), json, flag,
-             arg ? "'" : "", arg ? arg : "", arg ? "'" : "", extra ? extra : "");
-    int rc = system(cmd);
-    if (rc != 0)
-        fprintf(stderr, "andgate %s: warning: '%s' failed (python3 with matplotlib is needed: make deps)\n", tool,
-                cmd);
+    char *argv[16] = { "python3", "-m", "andgate_report", (char *)json };
+    int n = 4;
+    for (int i = 0; args && args[i] && n < 15; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "andgate %s: warning: cannot start python3 for the report: %s\n", tool, strerror(errno));
+        return -1;
+    }
+    if (pid == 0) { /* no shell: paths are arguments, whatever characters they hold */
+        setenv("PYTHONPATH", python_dir(), 1);
+        execvp("python3", argv);
+        fprintf(stderr, "andgate %s: warning: cannot run python3: %s (make deps installs it)\n", tool, strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (rc != 0 && rc != 127)
+        fprintf(stderr, "andgate %s: warning: python3 -m andgate_report %s %s failed (exit %d)\n", tool, json,
+                args && args[0] ? args[0] : "", rc);
     return rc;
 }

@@ -11,8 +11,8 @@ int ag_is_file(const char *path);
 /* libexec/andgate/NAME: $ANDGATE_LIBEXEC, beside the executable (../libexec/andgate), the install
  * tree. 0 and the path, or -1 (path holds the last candidate). */
 int ag_libexec(const char *name, char *path, size_t len);
-/* python3 -m andgate_report JSON FLAG [ARG] [EXTRA] with the package on PYTHONPATH; a failure is
- * reported as a warning naming `tool`. Returns system()'s status. */
-int ag_run_report(const char *tool, const char *json, const char *flag, const char *arg, const char *extra);
+/* python3 -m andgate_report JSON ARGS... (NULL-terminated, at most 11) with the package on PYTHONPATH,
+ * run without a shell; a failure is reported as a warning naming `tool`. Returns the exit status. */
+int ag_run_report(const char *tool, const char *json, const char *const *args);
 
 #endif
