@@ -82,7 +82,7 @@ static int harp_setup(struct sim_hw_ctx *c, char *err, size_t errlen)
     h->L = L;
     h->a = a;
     h->ad = ratio / c->m->ghz;
-    h->P = (unsigned)P;
+    h->P = P > c->n ? c->n : (unsigned)P; /* more paths than participants are never all busy */
     h->up = calloc(h->P, sizeof *h->up);
     h->down = calloc(h->P, sizeof *h->down);
     if (!h->up || !h->down || hw_ep_init(&h->ep, c->n))
