@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "spec.h"
 #include "hw.h"
 
 static const char *const variants[] = {
@@ -30,8 +31,19 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < NM; i++)
         if (sim_machine_load(machines[i], &ms[i], err, sizeof err))
             return printf("FAIL loading %s: %s\n", machines[i], err), 1;
-    static const unsigned counts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16 };
     int passed = 0, failed = 0;
+    /* every algorithm of the library is explored: a new one must be listed in variants */
+    for (unsigned i = 0; i < ag_algo_table.n; i++) {
+        const char *name = ag_algo_table.get(i)->name;
+        unsigned v = 0;
+        while (variants[v] && strcmp(variants[v], name))
+            v++;
+        if (!variants[v]) {
+            printf("FAIL algorithm %s is not in test_sim's variants\n", name);
+            failed++;
+        }
+    }
+    static const unsigned counts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16 };
     for (unsigned v = 0; variants[v]; v++)
         for (unsigned c = 0; c < sizeof counts / sizeof counts[0]; c++) {
             unsigned n = counts[c], runs = n <= 9 ? schedules : schedules / 10 + 1, bad = 0;
