@@ -31,7 +31,7 @@ static char *stack_map(size_t *size)
     return m + page;
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(AG_CORO_UCONTEXT)
 /* void ag_coro_swap(void **save_sp, void *new_sp): the System V callee-saved registers go on the old
  * stack, its stack pointer into *save_sp; the new stack's registers are popped and `ret` resumes it. */
 __asm__(".text\n"
@@ -58,28 +58,35 @@ __asm__(".text\n"
         ".text\n");
 void ag_coro_swap(void **save_sp, void *new_sp);
 
-int coro_make(struct coro *c, size_t size, void (*fn)(void))
+static void arch_start(struct coro *c, void (*fn)(void))
 {
-    memset(c, 0, sizeof *c);
-    c->stack = stack_map(&size);
-    c->size = size;
-    if (!c->stack)
-        return ENOMEM;
     /* top 16-aligned; a zero return address for fn (it never returns), fn itself for `ret`, then six
      * zeroed registers: fn starts with rsp = 8 mod 16, as after a call */
-    uintptr_t top = ((uintptr_t)c->stack + size) & ~(uintptr_t)15;
+    uintptr_t top = ((uintptr_t)c->stack + c->size) & ~(uintptr_t)15;
     void **sp = (void **)top;
     *--sp = NULL;
     *--sp = (void *)fn;
     for (int i = 0; i < 6; i++)
         *--sp = NULL;
     c->sp = sp;
-    return 0;
 }
 
 void coro_switch(struct coro *from, struct coro *to) { ag_coro_swap(&from->sp, to->sp); }
 
 #else
+
+static void arch_start(struct coro *c, void (*fn)(void))
+{
+    getcontext(&c->uc);
+    c->uc.uc_stack.ss_sp = c->stack;
+    c->uc.uc_stack.ss_size = c->size;
+    c->uc.uc_link = NULL;
+    makecontext(&c->uc, fn, 0);
+}
+
+void coro_switch(struct coro *from, struct coro *to) { swapcontext(&from->uc, &to->uc); }
+
+#endif
 
 int coro_make(struct coro *c, size_t size, void (*fn)(void))
 {
@@ -88,17 +95,9 @@ int coro_make(struct coro *c, size_t size, void (*fn)(void))
     c->size = size;
     if (!c->stack)
         return ENOMEM;
-    getcontext(&c->uc);
-    c->uc.uc_stack.ss_sp = c->stack;
-    c->uc.uc_stack.ss_size = size;
-    c->uc.uc_link = NULL;
-    makecontext(&c->uc, fn, 0);
+    arch_start(c, fn);
     return 0;
 }
-
-void coro_switch(struct coro *from, struct coro *to) { swapcontext(&from->uc, &to->uc); }
-
-#endif
 
 void coro_free(struct coro *c)
 {

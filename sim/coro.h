@@ -2,13 +2,14 @@
  *
  * On x86-64 the switch is six register pushes, a stack-pointer exchange and six pops (coro.c): no
  * signal mask is saved, so no system call is made (glibc's swapcontext makes one per switch, which
- * cost about a microsecond per simulated memory operation). Elsewhere ucontext is used. */
+ * cost about a microsecond per simulated memory operation). Elsewhere, or built with
+ * -DAG_CORO_UCONTEXT (how the fallback is tested on x86-64), ucontext is used. */
 #ifndef AG_SIM_CORO_H
 #define AG_SIM_CORO_H
 
 #include <stddef.h>
 
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(AG_CORO_UCONTEXT)
 #include <ucontext.h>
 #endif
 
@@ -16,7 +17,7 @@ struct coro {
     void *sp;     /* saved stack pointer while switched out */
     char *stack;  /* NULL for the main (scheduler) context; a guard page lies below it */
     size_t size;
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(AG_CORO_UCONTEXT)
     ucontext_t uc;
 #endif
 };
