@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "counts.h"
 #include "json.h"
 #include "machine.h"
 #include "model.h"
@@ -24,7 +25,7 @@ static int usage(void)
             "                   [--episodes N] [--seed S] [--schedule fixed|random] [--pin cores|compact|scatter]\n"
             "                   [--alpha X] [--model] [--json FILE|-] [--report DIR] [--quiet]\n"
             "       andgate sim --machines          (the machine descriptions found)\n"
-            "LIST: algorithm specs and hw-* devices separated by ';' (andgate list; andgate sim --algos hw).\n");
+            "--threads: 2,4,8 or 2-8; LIST: algorithm specs and hw-* devices separated by ';' (andgate list; andgate sim --algos hw).\n");
     return 2;
 }
 
@@ -180,21 +181,14 @@ int main(int argc, char **argv)
         }
     }
     /* thread counts */
-    unsigned counts[64], nc = 0;
-    for (const char *p = threads;;) {
-        char *end;
-        unsigned long t = strtoul(p, &end, 10);
-        if (end == p || !t || (*end && *end != ',') || (*end == ',' && !end[1]) || nc == 64)
-            return fail_arg("--threads", threads, "a list of at most 64 participant counts like 2,4,8");
-        if (t > m.threads) {
-            fprintf(stderr, "andgate sim: --threads %lu: %s has %u hardware threads\n", t, m.name, m.threads);
+    unsigned counts[64], nc = ag_parse_counts(threads, SIM_MAX_THREADS, counts, 64, err, sizeof err);
+    if (!nc)
+        return fail_arg("--threads", threads, "a list of at most 64 participant counts like 2,4,8 or 2-8");
+    for (unsigned c = 0; c < nc; c++)
+        if (counts[c] > m.threads) {
+            fprintf(stderr, "andgate sim: --threads %u: %s has %u hardware threads\n", counts[c], m.name, m.threads);
             return 2;
         }
-        counts[nc++] = (unsigned)t;
-        if (!*end)
-            break;
-        p = end + 1;
-    }
     unsigned probe;
     if (sim_place(&m, 1, pin, &probe, err, sizeof err)) /* the placement policy, once */
         return fail_arg("--pin", pin, "cores, compact or scatter");

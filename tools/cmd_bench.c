@@ -18,6 +18,7 @@
 
 #include "andgate.h"
 #include "cli.h"
+#include "counts.h"
 #include "paths.h"
 #include "spec.h"
 #include "topo.h"
@@ -140,33 +141,6 @@ static const struct worker *host_of(const struct worker *ws, unsigned nw, const 
             if (!strcmp(ws[i].names[k], impl))
                 return &ws[i];
     return NULL;
-}
-
-/* "1,2,8", "1-8" or a mix ("1-4,8") */
-static unsigned parse_threads(const char *s, unsigned *out)
-{
-    unsigned n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        unsigned long a = strtoul(p, &end, 10), b = a;
-        if (end == p)
-            die("--threads: expected a list like 1,2,4 or a range like 1-8, got '%s'", s);
-        if (*end == '-') {
-            p = end + 1;
-            b = strtoul(p, &end, 10);
-            if (end == p || b < a)
-                die("--threads: bad range in '%s'", s);
-        }
-        if (a < 1 || b > 4096)
-            die("--threads: thread counts must be in 1..4096, got '%s'", s);
-        for (unsigned long t = a; t <= b && n < MAXLIST; t++)
-            out[n++] = (unsigned)t;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            die("--threads: unexpected '%c' in '%s'", *end, s);
-    }
-    return n;
 }
 
 /* Spec lists: comma-separated, but a token with '=' and no ':' continues the previous spec, so
@@ -426,10 +400,11 @@ int cmd_bench(int argc, char **argv)
         die("--wait: %s", msg);
 
     unsigned u = ag_usable_cpus(), threads[MAXLIST], nt;
-    if (o.threads)
-        nt = parse_threads(o.threads, threads);
-    else
+    char err[300];
+    if (!o.threads)
         default_threads(u, o.quick, threads, &nt);
+    else if (!(nt = ag_parse_counts(o.threads, 4096, threads, MAXLIST, err, sizeof err)))
+        die("--threads: %s", err);
 
     struct worker ws_[4];
     unsigned nw;
