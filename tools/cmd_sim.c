@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -56,24 +55,16 @@ int cmd_sim(int argc, char **argv)
         args[na++] = json;
     }
     unlink(json); /* never render a stale result */
-    pid_t pid = fork();
-    if (pid < 0) {
+    int signo, rc = ag_spawn(args, NULL, NULL, &signo);
+    free(args);
+    if (rc < 0) {
         fprintf(stderr, "andgate sim: fork: %s\n", strerror(errno));
         return 2;
     }
-    if (pid == 0) {
-        execv(path, args);
-        _exit(127);
+    if (signo) {
+        fprintf(stderr, "andgate sim: the simulator died of signal %d; no report\n", signo);
+        return rc;
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    free(args);
-    if (WIFSIGNALED(status)) {
-        fprintf(stderr, "andgate sim: the simulator died of signal %d; no report\n", WTERMSIG(status));
-        return 128 + WTERMSIG(status);
-    }
-    int rc = WEXITSTATUS(status);
     if (rc == 2 || rc == 127 || !ag_is_file(json))
         return rc ? rc : 1;
     if (ag_run_report("sim", json, (const char *const[]){ "--out", report, NULL }) == 0)

@@ -58,29 +58,41 @@ static const char *python_dir(void)
     return dir;
 }
 
-int ag_run_report(const char *tool, const char *json, const char *const *args)
+int ag_spawn(char *const argv[], const char *env_name, const char *env_value, int *signo)
 {
-    char *argv[16] = { "python3", "-m", "andgate_report", (char *)json };
-    int n = 4;
-    for (int i = 0; args && args[i] && n < 15; i++)
-        argv[n++] = (char *)args[i];
-    argv[n] = NULL;
+    *signo = 0;
     pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "andgate %s: warning: cannot start python3 for the report: %s\n", tool, strerror(errno));
+    if (pid < 0)
         return -1;
-    }
-    if (pid == 0) { /* no shell: paths are arguments, whatever characters they hold */
-        setenv("PYTHONPATH", python_dir(), 1);
-        execvp("python3", argv);
-        fprintf(stderr, "andgate %s: warning: cannot run python3: %s (make deps installs it)\n", tool, strerror(errno));
+    if (pid == 0) {
+        if (env_name)
+            setenv(env_name, env_value, 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "andgate: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (rc != 0 && rc != 127)
+    if (WIFSIGNALED(status)) {
+        *signo = WTERMSIG(status);
+        return 128 + *signo;
+    }
+    return WEXITSTATUS(status);
+}
+
+int ag_run_report(const char *tool, const char *json, const char *const *args)
+{
+    char *argv[16] = { "python3", "-m", "andgate_report", (char *)json };
+    int n = 4, signo;
+    for (int i = 0; args && args[i] && n < 15; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    /* no shell: paths are arguments, whatever characters they hold */
+    int rc = ag_spawn(argv, "PYTHONPATH", python_dir(), &signo);
+    if (rc < 0)
+        fprintf(stderr, "andgate %s: warning: cannot start python3 for the report: %s\n", tool, strerror(errno));
+    else if (rc != 0 && rc != 127)
         fprintf(stderr, "andgate %s: warning: python3 -m andgate_report %s %s failed (exit %d)\n", tool, json,
                 args && args[0] ? args[0] : "", rc);
     return rc;
