@@ -130,8 +130,10 @@ AG_API const char *ag_strerror(int err);
  * expected into msg (NUL-terminated, truncated to msglen; msg may be NULL when msglen is 0). */
 AG_API int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
 
-/* The number of CPUs this process may use: its affinity mask, capped by a cgroup (v2 cpu.max or v1
- * cfs quota) CPU quota; computed once, at first use. wait=auto compares nthreads with it. */
+/* The number of CPUs this process may use: the CPUs it may run on — the union of the affinity mask it
+ * was loaded with and its threads' masks now (a program or OpenMP runtime that pins each thread to one
+ * CPU is not confined to one), within its cgroup cpuset — capped by the cgroup CPU quota (v2 cpu.max
+ * or v1 cfs quota). Read at each call. wait=auto compares nthreads with it. */
 AG_API unsigned ag_usable_cpus(void);
 
 #ifdef __cplusplus

@@ -55,7 +55,7 @@ int ag_shape_build(struct ag_shape *sh, unsigned n, const int *cpus, char *msg, 
         free(pl), free(mem), free(aff);
         return ENOMEM;
     }
-    unsigned naff = cpus ? 0 : ag_affinity_cpus(aff, t->ncpus ? t->ncpus : 1);
+    unsigned naff = cpus ? 0 : ag_process_cpus(aff, t->ncpus ? t->ncpus : 1);
     for (unsigned i = 0; i < n; i++) {
         int cpu = cpus ? cpus[i] : (naff ? aff[i % naff] : -1);
         const struct ag_cpuinfo *ci = cpu >= 0 ? ag_topo_cpu(t, cpu) : NULL;

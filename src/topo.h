@@ -3,6 +3,8 @@
 #ifndef AG_TOPO_H
 #define AG_TOPO_H
 
+#include <sched.h>
+
 /* Ids are OS-level and comparable only within one field; -1 means unknown. */
 struct ag_cpuinfo {
     int cpu;
@@ -35,5 +37,19 @@ const struct ag_cpuinfo *ag_topo_cpu(const struct ag_topo *t, int cpu);
 unsigned ag_affinity_cpus(int *cpus, unsigned max);
 /* The cgroup v2 (or v1) CPU quota as a CPU count rounded up, 0 when unlimited or unknown. */
 unsigned ag_cgroup_cpu_limit(void);
+
+/* How many CPUs the process has, and why (topo.c, "the CPUs of the process"): the mask at load, the
+ * union of its threads' masks now, the cgroup cpuset, the quota; 0 where unknown. */
+struct ag_cpu_budget {
+    unsigned at_load;  /* the affinity mask when libandgate was loaded */
+    unsigned threads;  /* the union of every thread's affinity mask now */
+    unsigned cpuset;   /* the cgroup's effective cpuset (0: none found) */
+    unsigned process;  /* (at_load | threads) & cpuset: what the process may run on */
+    unsigned quota;    /* the cgroup CPU quota, rounded up (0: unlimited) */
+    unsigned usable;   /* process, capped by quota; >= 1 */
+};
+void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process);
+/* The CPUs the process may run on, in increasing order; returns how many (<= max). */
+unsigned ag_process_cpus(int *cpus, unsigned max);
 
 #endif

@@ -50,8 +50,36 @@ static int same_partition(const struct ag_topo *x, const struct ag_topo *y, size
     return 1;
 }
 
-int main(void)
+/* A pinned thread is not a pinned process (issue 10): after the calling thread pins itself to one CPU,
+ * the process still has every CPU it had, and so does a barrier made from that thread. */
+static void pinned_thread_keeps_usable(const int *aff, unsigned naff, unsigned quota)
 {
+    unsigned usable = quota && quota < naff ? quota : naff;
+    cpu_set_t one, all;
+    CPU_ZERO(&one);
+    CPU_SET(aff[naff - 1], &one);
+    CHECK(sched_getaffinity(0, sizeof all, &all) == 0 && sched_setaffinity(0, sizeof one, &one) == 0, "pin");
+    struct ag_cpu_budget b;
+    cpu_set_t process;
+    ag_cpu_budget(&b, &process);
+    CHECK(b.threads == 1 && b.at_load == naff, "budget after pinning: threads %u (want 1), at load %u (want %u)",
+          b.threads, b.at_load, naff);
+    CHECK(ag_usable_cpus() == usable, "usable %u after pinning the calling thread, %u before", ag_usable_cpus(),
+          usable);
+    ag_barrier_t *bar;
+    ag_config_t cfg = { .nthreads = usable, .wait = "auto" };
+    CHECK(ag_barrier_init(&bar, &cfg) == 0, "init from a pinned thread");
+    CHECK(usable < 2 || strstr(ag_barrier_describe(bar), "spin_ns=0") == NULL,
+          "a pinned thread's barrier of %u on %u usable CPUs got the oversubscribed policy: %s", usable, usable,
+          ag_barrier_describe(bar));
+    ag_barrier_destroy(bar);
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0, "unpin");
+}
+
+int main(int argc, char **argv)
+{
+    /* --usable N: the count this run must find (the test under taskset -c 0 expects 1) */
+    unsigned expect_usable = argc == 3 && !strcmp(argv[1], "--usable") ? (unsigned)atoi(argv[2]) : 0;
     const struct ag_topo *t = ag_topo_get();
     invariants(t, t->source);
 
@@ -71,13 +99,17 @@ int main(void)
     }
     ag_topo_free(&sys);
 
-    /* usable CPUs: affinity capped by the cgroup quota */
+    /* usable CPUs: what the process may run on, capped by the cgroup quota */
     int aff[CPU_SETSIZE];
-    unsigned naff = ag_affinity_cpus(aff, CPU_SETSIZE), q = ag_cgroup_cpu_limit(), u = ag_usable_cpus();
+    unsigned naff = ag_affinity_cpus(aff, CPU_SETSIZE), q = ag_cgroup_cpu_limit();
+    pinned_thread_keeps_usable(aff, naff, q); /* before anything else asks: nothing cached helps it */
+    unsigned u = ag_usable_cpus();
     CHECK(naff >= 1 && u >= 1 && u <= naff, "usable %u of affinity %u", u, naff);
     CHECK(!q || u <= q, "usable %u above the cgroup limit %u", u, q);
     for (unsigned i = 0; i < naff; i++)
         CHECK(ag_topo_cpu(t, aff[i]) != NULL, "affinity cpu %d not in the topology", aff[i]);
+    if (expect_usable)
+        CHECK(u == expect_usable, "usable %u, expected %u (--usable)", u, expect_usable);
 
     /* shapes: cfg.cpus orders participants by topology, CPU, then tid */
     struct ag_shape sh;

@@ -29,11 +29,14 @@ int cmd_info(int argc, char **argv)
     const struct ag_topo *t = ag_topo_get();
     int aff[1024];
     unsigned naff = ag_affinity_cpus(aff, 1024), quota = ag_cgroup_cpu_limit(), usable = ag_usable_cpus();
+    struct ag_cpu_budget bud;
+    cpu_set_t process;
+    ag_cpu_budget(&bud, &process);
     if (json) {
         printf("{\"source\":\"%s\",\"cache_level\":%d,\"cpus_online\":%u,\"cpus_affinity\":%u,"
-               "\"cgroup_cpu_limit\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"auto_oversubscribed_yield_ns\":%u,"
+               "\"cgroup_cpu_limit\":%u,\"cpus_process\":%u,\"cgroup_cpuset\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"auto_oversubscribed_yield_ns\":%u,"
                "\"membarrier\":%s,\"cpus\":[",
-               t->source, t->cache_level, t->ncpus, naff, quota, usable, AG_AUTO_SPIN_NS, AG_AUTO_YIELD_NS,
+               t->source, t->cache_level, t->ncpus, naff, quota, bud.process, bud.cpuset, usable, AG_AUTO_SPIN_NS, AG_AUTO_YIELD_NS,
                ag_membarrier_ready() ? "true" : "false");
         for (unsigned i = 0; i < t->ncpus; i++) {
             const struct ag_cpuinfo *c = &t->cpu[i];
@@ -53,7 +56,11 @@ int cmd_info(int argc, char **argv)
         printf("cgroup cpu.max  : %u cpus\n", quota);
     else
         printf("cgroup cpu.max  : unlimited\n");
-    printf("usable cpus     : %u  (affinity capped by the cgroup quota; computed once per process)\n", usable);
+    if (bud.cpuset)
+        printf("cgroup cpuset   : %u cpus\n", bud.cpuset);
+    printf("process cpus    : %u  (the mask at load, %u cpus, with every thread's now, %u, within the cpuset)\n",
+           bud.process, bud.at_load, bud.threads);
+    printf("usable cpus     : %u  (process cpus capped by the cgroup quota; read at each barrier init)\n", usable);
     printf("wait=auto       : nthreads <= %u: spin %u ns, then futex; nthreads > %u: sched_yield %u ns, then futex\n",
            usable, AG_AUTO_SPIN_NS, usable, AG_AUTO_YIELD_NS);
     printf("cache group     : L%d\n", t->cache_level);
