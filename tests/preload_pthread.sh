@@ -6,6 +6,8 @@ bin=$1 shim=$2
 ANDGATE_VERBOSE=1 LD_PRELOAD="$shim" "$bin" > /tmp/pp_shim.$$ 2> /tmp/pp_shim_err.$$ || {
   echo "with the shim:"; cat /tmp/pp_shim.$$ /tmp/pp_shim_err.$$; exit 1; }
 grep -q "andgate-preload: pthread_barrier" /tmp/pp_shim_err.$$ || { echo "the shim served no barrier"; exit 1; }
+grep -q "after destroy: wait returned EINVAL, destroy again EINVAL" /tmp/pp_shim.$$ ||
+  { echo "with the shim, a destroyed barrier did not answer EINVAL"; grep "after destroy" /tmp/pp_shim.$$; exit 1; }
 # a bad configuration is reported and glibc takes over: the program still runs correctly
 ANDGATE_ALGO=nosuch LD_PRELOAD="$shim" "$bin" > /tmp/pp_bad.$$ 2> /tmp/pp_bad_err.$$ || {
   echo "with a bad ANDGATE_ALGO:"; cat /tmp/pp_bad.$$ /tmp/pp_bad_err.$$; exit 1; }

@@ -33,6 +33,7 @@
 #include "preload.h"
 
 #define SHIM_MAGIC UINT64_C(0x4147505245424152) /* "AGPREBAR" */
+#define SHIM_DEAD UINT64_C(0x4147444541444241)  /* "AGDEADBA": destroyed by the shim */
 
 struct claim {
     _Alignas(64) _Atomic uint64_t state; /* 2K: free for episode K; 2K+1: taken in episode K */
@@ -79,6 +80,14 @@ static struct shim *served(pthread_barrier_t *b)
 {
     struct handle *h = handle_of(b);
     return h->magic == SHIM_MAGIC ? h->s : NULL;
+}
+
+/* A barrier the shim served and destroyed: waiting on it or destroying it again is undefined in POSIX;
+ * glibc's functions would read the shim's handle as their own state (a zero count: SIGFPE), so the
+ * handle keeps a mark that makes both return EINVAL until the barrier is initialised again. */
+static int destroyed(pthread_barrier_t *b)
+{
+    return handle_of(b)->magic == SHIM_DEAD;
 }
 
 static int forward_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count)
@@ -166,7 +175,7 @@ int pthread_barrier_wait(pthread_barrier_t *b)
     pthread_once(&real_once, find_real);
     struct shim *s = served(b);
     if (!s)
-        return real_wait ? real_wait(b) : ENOSYS;
+        return destroyed(b) ? EINVAL : real_wait ? real_wait(b) : ENOSYS;
     unsigned idx = take_index(s);
     int rc = ag_barrier_wait(s->ag, idx);
     /* free the index for the next episode: the last touch of the barrier by this thread */
@@ -179,7 +188,7 @@ int pthread_barrier_destroy(pthread_barrier_t *b)
     pthread_once(&real_once, find_real);
     struct shim *s = served(b);
     if (!s)
-        return real_destroy ? real_destroy(b) : ENOSYS;
+        return destroyed(b) ? EINVAL : real_destroy ? real_destroy(b) : ENOSYS;
     /* glibc lets the serial thread destroy the barrier as soon as it returns, while the others may
      * still be leaving; they have all been released, so this waits only for them to step out (every
      * index free again) */
@@ -189,7 +198,9 @@ int pthread_barrier_destroy(pthread_barrier_t *b)
     int rc;
     while ((rc = ag_barrier_destroy(s->ag)) == EBUSY)
         sched_yield();
-    handle_of(b)->magic = 0;
+    struct handle *h = handle_of(b);
+    h->s = NULL;
+    h->magic = SHIM_DEAD;
     free(s);
     return rc;
 }
