@@ -1,27 +1,63 @@
 /* common.c — environment and reporting for libandgate-preload.so (see preload.h). */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "andgate.h"
 #include "preload.h"
 
-static int env_is(const char *name, const char *value)
+static struct ag_preload_env env;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+/* A 0/1 switch: 0 when it is fine (*out set), -1 when the value is neither. */
+static int switch_of(const char *name, int def, int *out)
 {
     const char *v = getenv(name);
-    return v && !strcmp(v, value);
+    *out = def;
+    if (!v || !*v)
+        return 0;
+    if (!strcmp(v, "0") || !strcmp(v, "1")) {
+        *out = v[0] == '1';
+        return 0;
+    }
+    ag_preload_warn_once("andgate-preload: %s='%s': expected 0 or 1; the shim stays idle (glibc's, libgomp's and "
+                         "libomp's own barriers are used)\n", name, v);
+    return -1;
 }
 
-int ag_preload_enabled(void)
+static void env_read(void)
 {
-    return !env_is("ANDGATE_PRELOAD", "0");
+    int bad = switch_of("ANDGATE_PRELOAD", 1, &env.enabled) | switch_of("ANDGATE_GOMP", 1, &env.gomp) |
+              switch_of("ANDGATE_OMP", 1, &env.omp) | switch_of("ANDGATE_VERBOSE", 0, &env.verbose);
+    /* the spec strings, checked one at a time as every barrier the shim makes would read them */
+    static const char *const specs[] = { "ANDGATE_ALGO", "ANDGATE_WAIT" };
+    for (int i = 0; i < 2 && !bad && env.enabled; i++) {
+        const char *v = getenv(specs[i]);
+        char msg[256];
+        ag_config_t cfg = { .nthreads = 2, .algo = i == 0 ? v : "auto", .wait = i == 1 ? v : "auto" };
+        if (v && *v && ag_config_check(&cfg, msg, sizeof msg)) {
+            ag_preload_warn_once("andgate-preload: %s='%s': %s; the shim stays idle (glibc's, libgomp's and "
+                                 "libomp's own barriers are used)\n", specs[i], v, msg);
+            bad = 1;
+        }
+    }
+    if (bad)
+        env.enabled = env.gomp = env.omp = 0;
+}
+
+const struct ag_preload_env *ag_preload_env(void)
+{
+    pthread_once(&env_once, env_read);
+    return &env;
 }
 
 void ag_preload_verbose(const char *fmt, ...)
 {
-    if (!env_is("ANDGATE_VERBOSE", "1"))
+    if (!ag_preload_env()->verbose)
         return;
     va_list ap;
     va_start(ap, fmt);

@@ -1,124 +1,209 @@
-/* gomp.c — GOMP_barrier (what gcc emits for `#pragma omp barrier`) served by andgate.
+/* gomp.c — libgomp's barriers (gcc's OpenMP) served by andgate.
  *
- * GOMP_parallel is wrapped: the region's function runs through a trampoline that tells every thread of
- * the team, thread-locally, which region it is in. Each region gets its own andgate barrier, made by
- * the first team thread that reaches GOMP_barrier (for the actual team size, omp_get_num_threads())
- * and freed when the region ends; thread i of the team is participant omp_get_thread_num(). Nested
- * regions get theirs too.
+ * Regions: GOMP_parallel and the combined GOMP_parallel_loop_* / GOMP_parallel_sections entry points
+ * are wrapped; the region's function runs through a trampoline that gives each team thread a context
+ * (team.h): the team's andgate barrier, made once per (master thread, level, team size) and reused by
+ * every later region of that shape, and the thread's index omp_get_thread_num(). Per region and
+ * thread that costs three calls into libgomp and a lookup in a short list; per barrier, one check.
  *
- * Accelerated: explicit `#pragma omp barrier` (and GOMP_barrier calls) inside regions entered through
- * GOMP_parallel, with more than one thread. Tasks must be complete at a barrier, and only libgomp can
- * run them there: inside an accelerated region GOMP_task runs every task at once, undeferred (as if
- * if(0); OpenMP allows it), so no task is left for a barrier to run. Not reachable: the barriers libgomp
- * runs itself — the implicit ones at the end of worksharing constructs (GOMP_loop_end, single,
- * sections), and the join at the end of a region; regions entered otherwise (GOMP_parallel_start,
- * combined GOMP_parallel_loop_*) keep libgomp's barrier. ANDGATE_GOMP=0 turns all this off.
+ * Barriers served inside such regions (teams of two or more threads):
+ *   GOMP_barrier         explicit barriers, and what gcc emits after static loops, single, reductions
+ *   GOMP_loop_end        the end of dynamic / guided / runtime / ordered loops: GOMP_loop_end_nowait
+ *                        (libgomp's bookkeeping of the loop: the last thread out frees its work share)
+ *                        and then the andgate barrier — what GOMP_loop_end does with libgomp's barrier
+ *   GOMP_sections_end    likewise through GOMP_sections_end_nowait
+ * Tasks: only libgomp can run deferred tasks at a barrier, so inside a served region GOMP_task and
+ * GOMP_taskloop run every task at once, undeferred (as if(0); OpenMP allows it), and no task is ever
+ * pending at a barrier.
+ * Left to libgomp (the ABI gives no way in, or OpenMP needs libgomp there): the join at the end of a
+ * region (inside GOMP_parallel, with the pool's thread management); the cancellable variants
+ * (GOMP_barrier_cancel, GOMP_loop_end_cancel, GOMP_sections_end_cancel: cancellation points that
+ * libgomp must be able to release); barriers inside single-with-copyprivate (GOMP_single_copy_*);
+ * regions entered through GOMP_parallel_start (gcc before 4.9), GOMP_parallel_reductions and
+ * GOMP_teams_reg — a barrier there finds no context of its level and goes to libgomp.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "andgate.h"
 #include "preload.h"
+#include "team.h"
 
-enum { NONE, MAKING, READY, FAILED };
+#define GOMP_TASK_FLAG_IF (1u << 10) /* gcc's gomp-constants.h: the if clause of a taskloop holds */
 
-struct region {
-    void (*fn)(void *);
-    void *data;
-    ag_barrier_t *bar;
-    _Atomic int state; /* one team thread makes the barrier; FAILED: libgomp's for the whole region */
-};
-
-static void (*real_barrier)(void);
-static void (*real_parallel)(void (*)(void *), void *, unsigned, unsigned);
-static void (*real_task)(void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int,
-                         void *);
-static int (*omp_threads)(void), (*omp_thread)(void);
+typedef void (*fn_t)(void *);
+static void (*real_barrier)(void), (*real_loop_end)(void), (*real_loop_end_nowait)(void);
+static void (*real_sections_end)(void), (*real_sections_end_nowait)(void);
+static void (*real_parallel)(fn_t, void *, unsigned, unsigned);
+static void (*real_task)(fn_t, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int, void *);
+static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int, long,
+                             long, long);
+static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
+                                 unsigned long long, unsigned long long, unsigned long long);
+static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int enabled;
-static _Thread_local struct region *current;
+static _Thread_local struct ag_team_ctx *cur;
+
+#define REAL(name) dlsym(RTLD_NEXT, name)
 
 static void resolve(void)
 {
-    real_barrier = (void (*)(void))dlsym(RTLD_NEXT, "GOMP_barrier");
-    real_parallel = (void (*)(void (*)(void *), void *, unsigned, unsigned))dlsym(RTLD_NEXT, "GOMP_parallel");
-    real_task = (void (*)(void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int,
-                          void *))dlsym(RTLD_NEXT, "GOMP_task");
-    omp_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
-    omp_thread = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
-    const char *g = getenv("ANDGATE_GOMP");
-    enabled = ag_preload_enabled() && !(g && !strcmp(g, "0")) && real_barrier && real_parallel && omp_threads &&
-              omp_thread;
+    *(void **)&real_barrier = REAL("GOMP_barrier");
+    *(void **)&real_loop_end = REAL("GOMP_loop_end");
+    *(void **)&real_loop_end_nowait = REAL("GOMP_loop_end_nowait");
+    *(void **)&real_sections_end = REAL("GOMP_sections_end");
+    *(void **)&real_sections_end_nowait = REAL("GOMP_sections_end_nowait");
+    *(void **)&real_parallel = REAL("GOMP_parallel");
+    *(void **)&real_task = REAL("GOMP_task");
+    *(void **)&real_taskloop = REAL("GOMP_taskloop");
+    *(void **)&real_taskloop_ull = REAL("GOMP_taskloop_ull");
+    *(void **)&omp_threads = dlsym(RTLD_DEFAULT, "omp_get_num_threads");
+    *(void **)&omp_thread = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+    *(void **)&omp_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+    enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
+              real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
+              omp_level;
 }
+
+/* ---- regions ---- */
+
+struct region {
+    fn_t fn;
+    void *data;
+    struct ag_team_set *set; /* the master's, for teams it starts at this level */
+    int level;
+};
 
 static void trampoline(void *arg)
 {
-    struct region *r = arg, *outer = current;
-    current = r;
+    struct region *r = arg;
+    struct ag_team_ctx ctx, *outer = cur;
+    ag_team_enter(&ctx, r->set, r->level, (unsigned)omp_threads(), (unsigned)omp_thread(), "libgomp");
+    cur = &ctx;
     r->fn(r->data);
-    current = outer;
+    cur = outer; /* the thread is back in the enclosing team (or none) */
 }
 
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+/* The master, before libgomp starts the team: 1 when the region goes through the trampoline. */
+static int region_begin(struct region *r, fn_t fn, void *data)
 {
     pthread_once(&once, resolve);
-    if (!enabled) {
+    if (!enabled)
+        return 0;
+    int level = omp_level() + 1;
+    *r = (struct region){ fn, data, ag_team_begin(level, cur && cur->level == level - 1 ? cur : NULL), level };
+    return 1;
+}
+
+void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
+{
+    struct region r;
+    if (region_begin(&r, fn, data))
+        real_parallel(trampoline, &r, num_threads, flags);
+    else
         real_parallel(fn, data, num_threads, flags);
-        return;
-    }
-    struct region r = { .fn = fn, .data = data };
-    real_parallel(trampoline, &r, num_threads, flags);
-    /* the region is over: every team thread has left its function, and so every barrier */
-    if (atomic_load(&r.state) == READY)
-        ag_barrier_destroy(r.bar);
 }
 
-void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-               bool if_clause, unsigned flags, void **depend, int priority, void *detach)
-{
-    pthread_once(&once, resolve);
-    if (current && atomic_load(&current->state) != FAILED)
-        if_clause = false; /* undeferred: our barriers cannot run deferred tasks */
-    real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
-}
-
-/* The region's barrier: the first team thread here makes it, the others wait for the outcome, so the
- * whole team takes the same road. NULL: libgomp's barrier for this region. */
-static ag_barrier_t *barrier_of(struct region *r, unsigned n)
-{
-    int st = atomic_load_explicit(&r->state, memory_order_acquire);
-    if (st == NONE && atomic_compare_exchange_strong(&r->state, &st, MAKING)) {
-        ag_config_t cfg = { .nthreads = n };
-        if (ag_barrier_init(&r->bar, &cfg) == 0) {
-            ag_preload_verbose("andgate-preload: GOMP_barrier, team of %u: %s\n", n, ag_barrier_describe(r->bar));
-            atomic_store_explicit(&r->state, READY, memory_order_release);
-        } else {
-            char msg[256];
-            ag_config_check(&cfg, msg, sizeof msg);
-            ag_preload_warn_once("andgate-preload: %s; OpenMP barriers stay libgomp's\n", msg);
-            atomic_store_explicit(&r->state, FAILED, memory_order_release);
-        }
+/* The combined entry points: the same, with the loop or the sections set up by libgomp. */
+#define PARALLEL_LOOP(name, params, args)                                                          \
+    void name params                                                                               \
+    {                                                                                              \
+        static void (*real) params;                                                                \
+        if (!real)                                                                                 \
+            *(void **)&real = REAL(#name);                                                         \
+        struct region r;                                                                           \
+        if (region_begin(&r, fn, data))                                                            \
+            fn = trampoline, data = &r;                                                            \
+        real args;                                                                                 \
     }
-    while ((st = atomic_load_explicit(&r->state, memory_order_acquire)) == MAKING)
-        sched_yield();
-    return st == READY ? r->bar : NULL;
+#define CHUNKED (fn_t fn, void *data, unsigned nt, long start, long end, long incr, long chunk, unsigned flags)
+#define CHUNKED_ARGS (fn, data, nt, start, end, incr, chunk, flags)
+#define RUNTIME (fn_t fn, void *data, unsigned nt, long start, long end, long incr, unsigned flags)
+#define RUNTIME_ARGS (fn, data, nt, start, end, incr, flags)
+PARALLEL_LOOP(GOMP_parallel_loop_static, CHUNKED, CHUNKED_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic, CHUNKED, CHUNKED_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_guided, CHUNKED, CHUNKED_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, CHUNKED, CHUNKED_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, CHUNKED, CHUNKED_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_runtime, RUNTIME, RUNTIME_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_runtime, RUNTIME, RUNTIME_ARGS)
+PARALLEL_LOOP(GOMP_parallel_loop_maybe_nonmonotonic_runtime, RUNTIME, RUNTIME_ARGS)
+PARALLEL_LOOP(GOMP_parallel_sections, (fn_t fn, void *data, unsigned nt, unsigned count, unsigned flags),
+              (fn, data, nt, count, flags))
+
+/* ---- barriers ---- */
+
+/* The calling thread's team context when andgate serves the team it is in now: a context of another
+ * level belongs to an enclosing team (this barrier is in a region libgomp entered without us). */
+static inline struct ag_team_ctx *served(void)
+{
+    struct ag_team_ctx *c = cur;
+    return c && c->bar && c->level == omp_level() ? c : NULL;
 }
 
 void GOMP_barrier(void)
 {
-    pthread_once(&once, resolve);
-    struct region *r = current;
-    int n = r ? omp_threads() : 0;
-    ag_barrier_t *b;
-    if (n > 1 && (b = barrier_of(r, (unsigned)n))) {
-        ag_barrier_wait(b, (unsigned)omp_thread());
+    struct ag_team_ctx *c = served();
+    if (c) {
+        ag_barrier_wait(c->bar, c->tid);
         return;
     }
+    pthread_once(&once, resolve);
     real_barrier();
+}
+
+void GOMP_loop_end(void)
+{
+    struct ag_team_ctx *c = served();
+    if (c) {
+        real_loop_end_nowait();
+        ag_barrier_wait(c->bar, c->tid);
+        return;
+    }
+    pthread_once(&once, resolve);
+    real_loop_end();
+}
+
+void GOMP_sections_end(void)
+{
+    struct ag_team_ctx *c = served();
+    if (c) {
+        real_sections_end_nowait();
+        ag_barrier_wait(c->bar, c->tid);
+        return;
+    }
+    pthread_once(&once, resolve);
+    real_sections_end();
+}
+
+/* ---- tasks: undeferred inside served regions ---- */
+
+void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
+               unsigned flags, void **depend, int priority, void *detach)
+{
+    pthread_once(&once, resolve);
+    if (served())
+        if_clause = false;
+    real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
+}
+
+void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags,
+                   unsigned long num_tasks, int priority, long start, long end, long step)
+{
+    pthread_once(&once, resolve);
+    if (served())
+        flags &= ~GOMP_TASK_FLAG_IF;
+    real_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
+}
+
+void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                       unsigned flags, unsigned long num_tasks, int priority, unsigned long long start,
+                       unsigned long long end, unsigned long long step)
+{
+    pthread_once(&once, resolve);
+    if (served())
+        flags &= ~GOMP_TASK_FLAG_IF;
+    real_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }

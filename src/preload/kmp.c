@@ -1,77 +1,157 @@
-/* kmp.c — __kmpc_barrier (what clang emits for `#pragma omp barrier` and for the implicit barrier at
- * the end of a worksharing loop without nowait) served by andgate, opt-in with ANDGATE_OMP=1.
+/* kmp.c — libomp's barriers (clang's OpenMP) served by andgate, learning teams from the OpenMP tools
+ * interface (OMPT, OpenMP 5.0 §4.2-4.5).
  *
- * libomp's parallel regions start in __kmpc_fork_call, which is variadic and cannot be wrapped, so
- * the shim cannot tell teams apart the way gomp.c does. Hence the limits, documented in
- * docs/preload.md: only root-level teams (omp_get_level() == 1; nested levels fall back to libomp),
- * one such team at a time in the process, and no OpenMP tasks or cancellation in the program (libomp
- * runs pending tasks at barriers; the shim cannot see them). One andgate barrier per team size, made by
- * the first thread that needs it (the others wait for it) and kept for the life of the process.
+ * libomp starts regions in the variadic __kmpc_fork_call, which cannot be wrapped; instead the shim is
+ * an OMPT tool: libomp calls ompt_start_tool() (this library's, found first in the global scope under
+ * LD_PRELOAD) and the tool registers three callbacks:
+ *   parallel-begin  (in the encountering thread, before the team runs): the new team's level, and the
+ *                   encountering thread's team set for it (team.h) in the region's parallel_data;
+ *   implicit-task   begin (in every team thread): team size and thread index, so the thread pushes a
+ *                   context with the team's andgate barrier; end pops it. Nested and concurrent teams
+ *                   are told apart exactly, as each has its own parallel_data;
+ *   task-create     a deferred explicit task in a served team (see below).
+ * __kmpc_barrier — explicit barriers, and the implicit ones clang emits after worksharing loops,
+ * sections and single — then waits on the team's andgate barrier.
+ *
+ * Tasks: libomp runs pending tasks at its barriers, andgate's cannot. The team switches to libomp's
+ * barrier for the rest of the region at the first barrier that a deferred task precedes, and every
+ * thread must switch at the same barrier. So: a thread creating a deferred task lowers the set's
+ * first_task to its own barrier count k (it has passed barriers 0..k-1 of this region and will arrive
+ * at barrier k after the creation). At barrier k every thread first completes the andgate barrier,
+ * then reads first_task: every creation before an arrival at barrier k happened before the andgate
+ * barrier completed (release on arrival, acquire on departure), so all threads see first_task <= k;
+ * a creation after barrier k writes k + 1 or more, and so never changes the outcome at k. Threads
+ * that see first_task <= k run libomp's barrier too (which runs the tasks) and use only libomp's from
+ * then on; all of them, at the same barrier.
+ * Left to libomp: the fork and join of regions, __kmpc_reduce / __kmpc_end_reduce (the reduction
+ * method and its barrier are chosen inside libomp), __kmpc_copyprivate, __kmpc_cancel_barrier
+ * (cancellation points libomp must release), teams deeper than 8 levels, and everything when another
+ * OMPT tool is configured (OMP_TOOL_LIBRARIES: the shim steps aside) or OMP_TOOL=disabled.
+ * ANDGATE_OMP=0 turns this part off.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include AG_OMPT_HEADER /* omp-tools.h of libomp-dev (CMakeLists.txt) */
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "andgate.h"
 #include "preload.h"
+#include "team.h"
 
-#define MAX_TEAM 1024
-enum { NONE, MAKING, READY, FAILED };
+#define MAX_DEPTH 8
 
 static void (*real_barrier)(void *, int32_t);
-static int (*omp_level)(void), (*omp_threads)(void), (*omp_thread)(void);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int enabled;
 
-static struct {
-    ag_barrier_t *bar;
-    _Atomic int state;
-} team[MAX_TEAM + 1];
+/* This thread's implicit tasks, innermost last (the initial task is not counted). */
+static _Thread_local struct ag_team_ctx stack[MAX_DEPTH];
+static _Thread_local int depth;
 
 static void resolve(void)
 {
-    real_barrier = (void (*)(void *, int32_t))dlsym(RTLD_NEXT, "__kmpc_barrier");
-    omp_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
-    omp_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
-    omp_thread = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
-    const char *e = getenv("ANDGATE_OMP");
-    enabled = ag_preload_enabled() && e && !strcmp(e, "1") && real_barrier && omp_level && omp_threads && omp_thread;
+    *(void **)&real_barrier = dlsym(RTLD_NEXT, "__kmpc_barrier");
 }
 
-static ag_barrier_t *barrier_for(unsigned n)
+static inline struct ag_team_ctx *top(void)
 {
-    int st = atomic_load_explicit(&team[n].state, memory_order_acquire);
-    if (st == NONE && atomic_compare_exchange_strong(&team[n].state, &st, MAKING)) {
-        ag_config_t cfg = { .nthreads = n };
-        if (ag_barrier_init(&team[n].bar, &cfg) == 0) {
-            ag_preload_verbose("andgate-preload: __kmpc_barrier, team of %u: %s\n", n,
-                               ag_barrier_describe(team[n].bar));
-            atomic_store_explicit(&team[n].state, READY, memory_order_release);
-        } else {
-            char msg[256];
-            ag_config_check(&cfg, msg, sizeof msg);
-            ag_preload_warn_once("andgate-preload: %s; OpenMP barriers stay libomp's\n", msg);
-            atomic_store_explicit(&team[n].state, FAILED, memory_order_release);
-        }
+    int d = depth;
+    return d >= 1 && d <= MAX_DEPTH ? &stack[d - 1] : NULL;
+}
+
+static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned requested, int flags, const void *ra)
+{
+    (void)task, (void)frame, (void)requested, (void)ra;
+    parallel->ptr = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, top()) : NULL;
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned n, unsigned index, int flags)
+{
+    (void)task;
+    if (!(flags & ompt_task_implicit))
+        return; /* the initial task of the thread or of a league */
+    if (endpoint == ompt_scope_end) {
+        if (depth > 0)
+            depth--;
+        return;
     }
-    while ((st = atomic_load_explicit(&team[n].state, memory_order_acquire)) == MAKING)
-        sched_yield();
-    return st == READY ? team[n].bar : NULL;
+    if (depth < MAX_DEPTH) {
+        struct ag_team_set *s = parallel ? parallel->ptr : NULL;
+        ag_team_enter(&stack[depth], s, s ? ag_team_level(s) : depth + 1, n, index, "libomp");
+    }
+    depth++;
+}
+
+static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *created, int flags,
+                           int has_dependences, const void *ra)
+{
+    (void)task, (void)frame, (void)created, (void)has_dependences, (void)ra;
+    struct ag_team_ctx *c = top();
+    if (!(flags & ompt_task_explicit) || (flags & ompt_task_undeferred) || !c || !c->set)
+        return;
+    _Atomic uint64_t *first = ag_team_first_task(c->set);
+    uint64_t f = atomic_load_explicit(first, memory_order_relaxed);
+    while (c->episodes < f &&
+           !atomic_compare_exchange_weak_explicit(first, &f, c->episodes, memory_order_relaxed, memory_order_relaxed))
+        ;
 }
 
 void __kmpc_barrier(void *loc, int32_t gtid)
 {
-    pthread_once(&once, resolve);
-    int n = enabled && omp_level() == 1 ? omp_threads() : 0;
-    ag_barrier_t *b;
-    if (n > 1 && n <= MAX_TEAM && (b = barrier_for((unsigned)n))) {
-        ag_barrier_wait(b, (unsigned)omp_thread());
-        return;
+    struct ag_team_ctx *c = top();
+    if (c && c->bar && !c->tasking) {
+        uint64_t k = c->episodes++;
+        ag_barrier_wait(c->bar, c->tid);
+        /* after the barrier: the same outcome in every thread of the team (see the top of the file) */
+        if (atomic_load_explicit(ag_team_first_task(c->set), memory_order_relaxed) > k)
+            return;
+        c->tasking = 1;
     }
+    pthread_once(&once, resolve);
     real_barrier(loc, gtid);
+}
+
+/* ---- the OMPT tool ---- */
+
+static int tool_init(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
+{
+    (void)device, (void)data;
+    ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set)
+        return 0;
+    /* every callback must always be delivered: a missed task creation would let a barrier skip tasks */
+    int ok = set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin) == ompt_set_always &&
+             set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task) == ompt_set_always &&
+             set(ompt_callback_task_create, (ompt_callback_t)on_task_create) == ompt_set_always;
+    if (!ok) {
+        ag_preload_warn_once("andgate-preload: libomp does not deliver every OMPT callback the shim needs; "
+                             "libomp keeps its barriers\n");
+        set(ompt_callback_parallel_begin, NULL);
+        set(ompt_callback_implicit_task, NULL);
+        set(ompt_callback_task_create, NULL);
+        return 0;
+    }
+    return 1; /* keep the tool */
+}
+
+static void tool_fini(ompt_data_t *data)
+{
+    (void)data;
+}
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+    (void)omp_version, (void)runtime_version;
+    static ompt_start_tool_result_t tool = { tool_init, tool_fini, { 0 } };
+    const struct ag_preload_env *env = ag_preload_env();
+    if (!env->enabled || !env->omp)
+        return NULL;
+    const char *others = getenv("OMP_TOOL_LIBRARIES");
+    if (others && *others) {
+        ag_preload_verbose("andgate-preload: OMP_TOOL_LIBRARIES is set: libomp keeps its barriers\n");
+        return NULL;
+    }
+    return &tool;
 }

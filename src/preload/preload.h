@@ -1,10 +1,26 @@
-/* preload.h — what the interposed functions of libandgate-preload.so share: configuration from the
- * environment and reporting on stderr. */
+/* preload.h — what the interposed functions of libandgate-preload.so share: the configuration from the
+ * environment (read and checked once) and reporting on stderr. */
 #ifndef AG_PRELOAD_H
 #define AG_PRELOAD_H
 
-/* ANDGATE_PRELOAD=0 turns every interposition into a plain forward to the real function. */
-int ag_preload_enabled(void);
+struct ag_preload_env {
+    int enabled; /* ANDGATE_PRELOAD (default 1); 0 also when any ANDGATE_* value is malformed */
+    int gomp;    /* ANDGATE_GOMP (default 1): serve libgomp's barriers */
+    int omp;     /* ANDGATE_OMP (default 1): serve libomp's barriers */
+    int verbose; /* ANDGATE_VERBOSE (default 0) */
+};
+
+/* The environment, read once. A malformed ANDGATE_PRELOAD / _GOMP / _OMP / _VERBOSE (not 0 or 1), or an
+ * ANDGATE_ALGO / ANDGATE_WAIT the library's spec parser rejects, is reported in one line on stderr and
+ * leaves the shim idle: every call goes to glibc's, libgomp's or libomp's own function. */
+const struct ag_preload_env *ag_preload_env(void);
+
+/* ANDGATE_PRELOAD=0 (or a bad environment): every interposition is a plain forward. */
+static inline int ag_preload_enabled(void)
+{
+    return ag_preload_env()->enabled;
+}
+
 /* ANDGATE_VERBOSE=1: one line on stderr per barrier created. */
 void ag_preload_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Always printed, once per process: a configuration the shim could not honour. */

@@ -1,0 +1,159 @@
+/* team.c — team barriers made once per (master thread, level, team size) and reused (see team.h). */
+#define _GNU_SOURCE
+#include "team.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "preload.h"
+#include "wait.h"
+
+#define MAX_LEVEL 8 /* deeper teams keep the runtime's barrier */
+
+struct entry {
+    struct entry *next;
+    unsigned n;
+    ag_barrier_t *bar; /* NULL: andgate cannot serve this team size */
+};
+
+struct ag_team_set {
+    /* Lookups read the list without the lock: an entry is complete before the release store that
+     * publishes it, and entries are never removed while the master thread lives. */
+    _Atomic(struct entry *) head;
+    pthread_mutex_t lock; /* one maker at a time */
+    _Atomic uint64_t first_task;
+    int level;
+    unsigned long outer_threads; /* threads of the teams enclosing the current region's team */
+    int out_of_memory; /* under the lock: no entry could be made; sizes still missing stay unserved */
+};
+
+struct sets {
+    struct ag_team_set level[MAX_LEVEL];
+};
+
+static pthread_key_t sets_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct sets *mine;
+
+/* The master thread exits: no team it started is running (it was their thread 0 until each joined). */
+static void sets_free(void *p)
+{
+    struct sets *s = p;
+    for (int l = 0; l < MAX_LEVEL; l++) {
+        struct entry *e = atomic_load(&s->level[l].head);
+        while (e) {
+            struct entry *next = e->next;
+            if (e->bar)
+                ag_barrier_destroy(e->bar);
+            free(e);
+            e = next;
+        }
+        pthread_mutex_destroy(&s->level[l].lock);
+    }
+    free(s);
+}
+
+static void key_make(void)
+{
+    pthread_key_create(&sets_key, sets_free);
+}
+
+static struct ag_team_set *set_mine(int level)
+{
+    if (level < 1 || level > MAX_LEVEL)
+        return NULL;
+    if (!mine) {
+        pthread_once(&key_once, key_make);
+        struct sets *s = calloc(1, sizeof *s);
+        if (!s)
+            return NULL;
+        for (int l = 0; l < MAX_LEVEL; l++) {
+            pthread_mutex_init(&s->level[l].lock, NULL);
+            s->level[l].level = l + 1;
+            atomic_init(&s->level[l].first_task, UINT64_MAX);
+        }
+        pthread_setspecific(sets_key, s);
+        mine = s;
+    }
+    return &mine->level[level - 1];
+}
+
+static struct entry *find(struct ag_team_set *s, unsigned n)
+{
+    for (struct entry *e = atomic_load_explicit(&s->head, memory_order_acquire); e; e = e->next)
+        if (e->n == n)
+            return e;
+    return NULL;
+}
+
+/* Under the lock: make the barrier of the team of n and publish its entry. */
+static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime)
+{
+    struct entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->n = n;
+    ag_config_t cfg = { .nthreads = n }; /* ANDGATE_ALGO / ANDGATE_WAIT, else auto */
+    char over[64];
+    const char *w = getenv("ANDGATE_WAIT");
+    unsigned usable = ag_usable_cpus();
+    if ((!w || !*w) && threads > usable) { /* what wait=auto does when the participants outnumber the CPUs */
+        snprintf(over, sizeof over, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
+        cfg.wait = over;
+    }
+    if (ag_barrier_init(&e->bar, &cfg) == 0) {
+        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (usable CPUs %u, threads %lu)\n", runtime,
+                           n, s->level, ag_barrier_describe(e->bar), usable, threads);
+    } else {
+        char msg[256];
+        ag_config_check(&cfg, msg, sizeof msg);
+        ag_preload_warn_once("andgate-preload: %s; %s keeps its barrier for teams of %u\n", msg, runtime, n);
+        e->bar = NULL;
+    }
+    e->next = atomic_load_explicit(&s->head, memory_order_relaxed);
+    atomic_store_explicit(&s->head, e, memory_order_release);
+    return e;
+}
+
+ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime)
+{
+    struct entry *e = find(s, n);
+    if (!e) {
+        pthread_mutex_lock(&s->lock);
+        /* a size that could not be given an entry never gets one: every thread of the team that asked,
+         * before or after, sees the same NULL */
+        if (!(e = find(s, n)) && !s->out_of_memory && !(e = make(s, n, threads, runtime)))
+            s->out_of_memory = 1;
+        pthread_mutex_unlock(&s->lock);
+    }
+    return e ? e->bar : NULL;
+}
+
+struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx)
+{
+    struct ag_team_set *s = set_mine(level);
+    if (s) { /* the previous region of this set has joined: nobody else touches it now */
+        atomic_store_explicit(&s->first_task, UINT64_MAX, memory_order_relaxed);
+        s->outer_threads = master_ctx ? master_ctx->threads : 1;
+    }
+    return s;
+}
+
+_Atomic uint64_t *ag_team_first_task(struct ag_team_set *s)
+{
+    return &s->first_task;
+}
+
+int ag_team_level(const struct ag_team_set *s)
+{
+    return s->level;
+}
+
+void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, unsigned n, unsigned tid,
+                   const char *runtime)
+{
+    *ctx = (struct ag_team_ctx){ .set = s, .tid = tid, .level = level, .threads = n * (s ? s->outer_threads : 1) };
+    if (s && n >= 2 && tid < n)
+        ctx->bar = ag_team_barrier(s, n, ctx->threads, runtime);
+}

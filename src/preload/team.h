@@ -1,0 +1,61 @@
+/* team.h — the andgate barriers of OpenMP teams, made once and reused across parallel regions.
+ *
+ * A team is identified by the thread that starts it (its master, thread 0), its nesting level and its
+ * size. One thread starts at most one team at a time at a given level, so (master, level, size) names
+ * at most one live team, and every region that master starts at that level with that many threads
+ * reuses the same barrier: nothing is made or freed per region (issue 10's "lean steady state"). The
+ * barriers of a master live in a set per level, found through the master's thread-local storage and
+ * freed when the master thread exits.
+ *
+ * Used by gomp.c (libgomp, from a trampoline around the region's function) and kmp.c (libomp, from
+ * OMPT callbacks); both keep a per-thread context that says which barrier serves the team the thread
+ * is in now.
+ */
+#ifndef AG_PRELOAD_TEAM_H
+#define AG_PRELOAD_TEAM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "andgate.h"
+
+struct ag_team_set;
+struct ag_team_ctx;
+
+/* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
+ * runs: its set for the teams it starts at that level, made ready for the new region (no deferred task
+ * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context or NULL).
+ * NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
+struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx);
+
+/* The barrier of the team of n threads (n >= 2) of this set: made by the first thread that asks (the
+ * others wait for the outcome, so the whole team takes the same road) and kept. NULL when andgate
+ * cannot serve it (a bad ANDGATE_ALGO / ANDGATE_WAIT, reported once; out of memory): the runtime's
+ * barrier, for this team and every later one of this size. `runtime` names it in messages. `threads`
+ * counts the threads of this team and of every team enclosing it (nested teams share the CPUs): when
+ * they outnumber the usable CPUs and ANDGATE_WAIT is unset, the barrier gets wait=auto's
+ * oversubscribed policy although the team alone would fit. */
+ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime);
+
+/* Deferred tasks (kmp.c): the first barrier index, counted from 0 in the current region of this set,
+ * before which some team thread created a deferred task; UINT64_MAX when none. Reset by the master
+ * before the team starts; lowered by the creating thread. */
+_Atomic uint64_t *ag_team_first_task(struct ag_team_set *s);
+int ag_team_level(const struct ag_team_set *s);
+
+/* The per-thread context: which barrier serves the team this thread is in, and its index there. */
+struct ag_team_ctx {
+    ag_barrier_t *bar; /* NULL: the runtime's barrier */
+    struct ag_team_set *set;
+    unsigned tid;
+    int level;
+    unsigned long threads; /* threads of this team times those of the enclosing teams */
+    uint64_t episodes; /* barriers this thread completed in the current region (kmp.c) */
+    int tasking;       /* kmp.c: deferred tasks appeared; the runtime's barrier from now on */
+};
+
+/* Fill ctx for thread tid of a team of n started from set s at level (s may be NULL: not served). */
+void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, unsigned n, unsigned tid,
+                   const char *runtime);
+
+#endif
