@@ -44,7 +44,7 @@ static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, l
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int enabled;
-static _Thread_local struct ag_team_ctx *cur;
+static AG_TLS struct ag_team_ctx *cur;
 
 #define REAL(name) dlsym(RTLD_NEXT, name)
 

@@ -45,8 +45,8 @@ static void (*real_barrier)(void *, int32_t);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* This thread's implicit tasks, innermost last (the initial task is not counted). */
-static _Thread_local struct ag_team_ctx stack[MAX_DEPTH];
-static _Thread_local int depth;
+static AG_TLS struct ag_team_ctx stack[MAX_DEPTH];
+static AG_TLS int depth;
 
 static void resolve(void)
 {

@@ -26,4 +26,9 @@ void ag_preload_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* Always printed, once per process: a configuration the shim could not honour. */
 void ag_preload_warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Thread-local state of the shim: initial-exec, one %fs-relative load per access instead of a call to
+ * __tls_get_addr (the default model for -fPIC code). Valid because the shim is loaded at process start
+ * (LD_PRELOAD), when its TLS joins the static block; a dlopen() of it may fail for lack of static TLS. */
+#define AG_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 #endif

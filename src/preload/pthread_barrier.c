@@ -136,7 +136,7 @@ struct cached {
     uint64_t id;
     unsigned idx;
 };
-static _Thread_local struct cached cache[CACHE];
+static AG_TLS struct cached cache[CACHE];
 
 static int try_take(struct shim *s, unsigned i)
 {

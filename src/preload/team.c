@@ -34,7 +34,7 @@ struct sets {
 
 static pthread_key_t sets_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static _Thread_local struct sets *mine;
+static AG_TLS struct sets *mine;
 
 /* The master thread exits: no team it started is running (it was their thread 0 until each joined). */
 static void sets_free(void *p)
