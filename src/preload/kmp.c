@@ -11,7 +11,7 @@
  *                   are told apart exactly, as each has its own parallel_data;
  *   task-create     a deferred explicit task in a served team (see below).
  * __kmpc_barrier — explicit barriers, and the implicit ones clang emits after worksharing loops,
- * sections and single — then waits on the team's andgate barrier.
+ * sections and single — then waits on the team's andgate barrier; so do reductions.
  *
  * Tasks: libomp runs pending tasks at its barriers, andgate's cannot. The team switches to libomp's
  * barrier for the rest of the region at the first barrier that a deferred task precedes, and every
@@ -23,8 +23,8 @@
  * a creation after barrier k writes k + 1 or more, and so never changes the outcome at k. Threads
  * that see first_task <= k run libomp's barrier too (which runs the tasks) and use only libomp's from
  * then on; all of them, at the same barrier.
- * Left to libomp: the fork and join of regions, __kmpc_reduce / __kmpc_end_reduce (the reduction
- * method and its barrier are chosen inside libomp), __kmpc_copyprivate, __kmpc_cancel_barrier
+ * Reductions (__kmpc_reduce / __kmpc_end_reduce) go through their nowait twins and the andgate barrier
+ * (below). Left to libomp: the fork and join of regions, __kmpc_copyprivate, __kmpc_cancel_barrier
  * (cancellation points libomp must release), teams deeper than 8 levels, and everything when another
  * OMPT tool is configured (OMP_TOOL_LIBRARIES: the shim steps aside) or OMP_TOOL=disabled.
  * ANDGATE_OMP=0 turns this part off.
@@ -41,7 +41,11 @@
 
 #define MAX_DEPTH 8
 
+typedef void (*reduce_fn_t)(void *, void *);
 static void (*real_barrier)(void *, int32_t);
+static int32_t (*real_reduce)(void *, int32_t, int32_t, size_t, void *, reduce_fn_t, void *);
+static int32_t (*real_reduce_nowait)(void *, int32_t, int32_t, size_t, void *, reduce_fn_t, void *);
+static void (*real_end_reduce)(void *, int32_t, void *), (*real_end_reduce_nowait)(void *, int32_t, void *);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* This thread's implicit tasks, innermost last (the initial task is not counted). */
@@ -51,6 +55,10 @@ static AG_TLS int depth;
 static void resolve(void)
 {
     *(void **)&real_barrier = dlsym(RTLD_NEXT, "__kmpc_barrier");
+    *(void **)&real_reduce = dlsym(RTLD_NEXT, "__kmpc_reduce");
+    *(void **)&real_reduce_nowait = dlsym(RTLD_NEXT, "__kmpc_reduce_nowait");
+    *(void **)&real_end_reduce = dlsym(RTLD_NEXT, "__kmpc_end_reduce");
+    *(void **)&real_end_reduce_nowait = dlsym(RTLD_NEXT, "__kmpc_end_reduce_nowait");
 }
 
 static inline struct ag_team_ctx *top(void)
@@ -98,19 +106,70 @@ static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_da
         ;
 }
 
-void __kmpc_barrier(void *loc, int32_t gtid)
+/* One barrier of a served team: andgate's, and libomp's too from the barrier a deferred task precedes
+ * on (the same outcome in every thread of the team; see the top of the file). */
+static void team_barrier(struct ag_team_ctx *c, void *loc, int32_t gtid)
 {
-    struct ag_team_ctx *c = top();
-    if (c && c->bar && !c->tasking) {
+    if (!c->tasking) {
         uint64_t k = c->episodes++;
         ag_barrier_wait(c->bar, c->tid);
-        /* after the barrier: the same outcome in every thread of the team (see the top of the file) */
         if (atomic_load_explicit(ag_team_first_task(c->set), memory_order_relaxed) > k)
             return;
         c->tasking = 1;
     }
     pthread_once(&once, resolve);
     real_barrier(loc, gtid);
+}
+
+void __kmpc_barrier(void *loc, int32_t gtid)
+{
+    struct ag_team_ctx *c = top();
+    if (c && c->bar) {
+        team_barrier(c, loc, gtid);
+        return;
+    }
+    pthread_once(&once, resolve);
+    real_barrier(loc, gtid);
+}
+
+/* Reductions without nowait: clang calls __kmpc_reduce, combines as told by its result (1: this thread
+ * combines, under libomp's lock or alone; 2: every thread combines with atomics; 0: nothing to do) and,
+ * for 1 and 2, calls __kmpc_end_reduce, whose barrier makes the result visible to all. Served teams
+ * take the nowait twins and the team's andgate barrier instead, one per thread and reduction: in
+ * __kmpc_end_reduce for results 1 and 2, and at once for 0 (libomp's tree method: the threads that
+ * handed their data up; their barrier pairs with the combining thread's in __kmpc_end_reduce, after
+ * it wrote the result). In teams of more than 4 threads libomp picks the tree method, whose nowait
+ * form is itself a full barrier, so those teams keep libomp's blocking reduction. */
+#define REDUCE_MAX_TEAM 4
+
+static inline struct ag_team_ctx *reduce_served(void)
+{
+    struct ag_team_ctx *c = top();
+    return c && c->bar && !c->tasking && c->n <= REDUCE_MAX_TEAM ? c : NULL;
+}
+
+int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void *data, reduce_fn_t fn, void *lck)
+{
+    pthread_once(&once, resolve);
+    struct ag_team_ctx *c = reduce_served();
+    if (!c)
+        return real_reduce(loc, gtid, nvars, size, data, fn, lck);
+    int32_t r = real_reduce_nowait(loc, gtid, nvars, size, data, fn, lck);
+    if (r == 0)
+        team_barrier(c, loc, gtid);
+    return r;
+}
+
+void __kmpc_end_reduce(void *loc, int32_t gtid, void *lck)
+{
+    pthread_once(&once, resolve);
+    struct ag_team_ctx *c = reduce_served();
+    if (!c) {
+        real_end_reduce(loc, gtid, lck);
+        return;
+    }
+    real_end_reduce_nowait(loc, gtid, lck);
+    team_barrier(c, loc, gtid);
 }
 
 /* ---- the OMPT tool ---- */

@@ -153,7 +153,7 @@ int ag_team_level(const struct ag_team_set *s)
 void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, unsigned n, unsigned tid,
                    const char *runtime)
 {
-    *ctx = (struct ag_team_ctx){ .set = s, .tid = tid, .level = level, .threads = n * (s ? s->outer_threads : 1) };
+    *ctx = (struct ag_team_ctx){ .set = s, .tid = tid, .n = n, .level = level, .threads = n * (s ? s->outer_threads : 1) };
     if (s && n >= 2 && tid < n)
         ctx->bar = ag_team_barrier(s, n, ctx->threads, runtime);
 }

@@ -47,7 +47,7 @@ int ag_team_level(const struct ag_team_set *s);
 struct ag_team_ctx {
     ag_barrier_t *bar; /* NULL: the runtime's barrier */
     struct ag_team_set *set;
-    unsigned tid;
+    unsigned tid, n; /* index in the team, team size */
     int level;
     unsigned long threads; /* threads of this team times those of the enclosing teams */
     uint64_t episodes; /* barriers this thread completed in the current region (kmp.c) */
