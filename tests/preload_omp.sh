@@ -11,7 +11,8 @@ for t in 2 4; do
   got=$(OMP_NUM_THREADS=$t ANDGATE_VERBOSE=1 LD_PRELOAD="$shim" "$bin" 2> /tmp/po_err.$$) || {
     echo "run with the shim failed"; cat /tmp/po_err.$$; exit 1; }
   if [ "$want" != "$got" ]; then echo "threads $t: '$want' without, '$got' with the shim"; fail=1; fi
-  grep -q "andgate-preload: $runtime team of $t at level 1" /tmp/po_err.$$ || { echo "threads $t: the shim served no $what"; fail=1; }
+  grep -q "^andgate-preload: $runtime team of $t at level 1: " /tmp/po_err.$$ || {
+    echo "threads $t: the shim served no $runtime team of $t at level 1 ($what); it said:"; cat /tmp/po_err.$$; fail=1; }
 done
 rm -f /tmp/po_err.$$
 [ $fail = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"

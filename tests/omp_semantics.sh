@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# OpenMP construct semantics under libandgate-preload.so. Usage: omp_semantics.sh BINARY SHIM
+# BINARY is tests/omp_semantics.c built with gcc (libgomp) or clang (libomp). At 2 and 4 threads (4 is
+# oversubscribed on 2 CPUs), bound and unbound: the same output with and without the shim, exit 0, no
+# FAIL, and the shim's ANDGATE_VERBOSE lines show it served root teams (2, 3, 5, OMP_NUM_THREADS) and
+# nested ones (level 2). Then bad ANDGATE_* values: exactly one `andgate-preload:` line naming the
+# variable, the same output, no team served (the runtime's barriers kept); and the off switches.
+set -u
+bin=$1 shim=$2
+tmp=$(mktemp -d /tmp/omp_sem.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 failed=0
+ok() { pass=$((pass + 1)); }
+no() { failed=$((failed + 1)); echo "FAIL: $*"; }
+export OMP_CANCELLATION=true # the cancel case cancels (its output is the same either way)
+unset OMP_SCHEDULE OMP_DYNAMIC OMP_THREAD_LIMIT OMP_MAX_ACTIVE_LEVELS OMP_NESTED OMP_WAIT_POLICY
+unset ANDGATE_PRELOAD ANDGATE_GOMP ANDGATE_OMP ANDGATE_VERBOSE ANDGATE_ALGO ANDGATE_WAIT
+
+if readelf -d "$bin" 2> /dev/null | grep -q 'NEEDED.*libgomp'; then rt=libgomp own=ANDGATE_GOMP
+elif readelf -d "$bin" 2> /dev/null | grep -q 'NEEDED.*libomp'; then rt=libomp own=ANDGATE_OMP
+else echo "$bin: linked with neither libgomp nor libomp"; echo "0 passed, 1 failed"; exit 1; fi
+ncases=$("$bin" --list | wc -l)
+
+# run NAME ENV...: the program under env ENV..., stdout to $tmp/NAME.out, stderr to $tmp/NAME.err;
+# a hang is a failure, not a stuck test (60 s: a run takes under a second, a few on a loaded machine)
+run() {
+  local name=$1; shift
+  timeout -k 5 60 env "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err"
+  echo $? > "$tmp/$name.rc"
+}
+
+# the run finished, exit 0, every case ok
+finished() {
+  local name=$1 what=$2 rc
+  rc=$(cat "$tmp/$name.rc")
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    no "$what: hung (killed after 60 s) after: $(tail -1 "$tmp/$name.out")"; return 1; fi
+  if [ "$rc" != 0 ] || grep -q ' FAIL ' "$tmp/$name.out" || [ "$(grep -c '^case .* ok ' "$tmp/$name.out")" != "$ncases" ]; then
+    no "$what: exit $rc, $(grep -c '^case .* ok ' "$tmp/$name.out") of $ncases cases ok"
+    grep -v '^case .* ok ' "$tmp/$name.out" | sed 's/^/    /'; sed 's/^/    stderr: /' "$tmp/$name.err" | head -5
+    return 1
+  fi
+  ok
+}
+
+same() { # same output as the run without the shim
+  if cmp -s "$tmp/$2.out" "$tmp/$1.out"; then ok; else
+    no "$3: output differs from the run without the shim:"; diff "$tmp/$2.out" "$tmp/$1.out" | sed 's/^/    /'; fi
+}
+
+# docs/preload.md: "... (usable CPUs U, threads T)", T counting the enclosing teams' threads
+teamre="^andgate-preload: $rt team of [0-9]+ at level [0-9]+: .+ \\(usable CPUs [0-9]+(, threads [0-9]+)?\\)\$"
+for t in 2 4; do
+  for bind in true false; do
+    cfg="OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind"
+    run plain OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind
+    finished plain "$cfg, without the shim" || continue
+    run shim OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind ANDGATE_VERBOSE=1 LD_PRELOAD="$shim"
+    finished shim "$cfg, with the shim" && same shim plain "$cfg, with the shim"
+    odd=$(grep '^andgate-preload:' "$tmp/shim.err" | grep -Ev "$teamre")
+    if [ -z "$odd" ]; then ok; else no "$cfg: ANDGATE_VERBOSE lines not in the team format:"; echo "$odd" | head -3; fi
+    wants=("team of $t at level 1" "team of 3 at level 1" "team of 5 at level 1" "team of 2 at level 2"
+      "team of 3 at level 2")
+    [ $t = 2 ] || wants+=("team of 2 at level 1")
+    for want in "${wants[@]}"; do
+      if grep -Eq "^andgate-preload: $rt $want: " "$tmp/shim.err"; then ok; else
+        no "$cfg: the shim served no $rt $want (no such ANDGATE_VERBOSE line)"; fi
+    done
+    # only the main thread starts teams of 5: one andgate barrier, reused by its three regions
+    n5=$(grep -c "^andgate-preload: $rt team of 5 at level 1: " "$tmp/shim.err")
+    if [ "$rt" = libomp ] || [ "$n5" -le 1 ]; then ok; else no "$cfg: $n5 barriers for the main thread's team of 5"; fi
+  done
+done
+
+# Bad values: one line naming the variable, the runtime's own barriers, the same output. Bound: the
+# runtimes' own barriers, spinning, are slow unbound on a loaded machine (libgomp's: seconds a run).
+run ref OMP_NUM_THREADS=2 OMP_PROC_BIND=true
+finished ref "OMP_NUM_THREADS=2 OMP_PROC_BIND=true, without the shim (reference for the bad values)"
+for bad in ANDGATE_ALGO=nosuch ANDGATE_WAIT=hybrid:spin_ns=-1 ANDGATE_PRELOAD=maybe ANDGATE_VERBOSE=maybe \
+  "$own=maybe"; do
+  var=${bad%%=*}
+  verbose=ANDGATE_VERBOSE=1
+  [ "$var" = ANDGATE_VERBOSE ] && verbose=
+  run bad OMP_NUM_THREADS=2 OMP_PROC_BIND=true $verbose "$bad" LD_PRELOAD="$shim"
+  finished bad "$bad" && same bad ref "$bad"
+  msgs=$(grep -c '^andgate-preload:' "$tmp/bad.err")
+  if [ "$msgs" = 1 ] && grep '^andgate-preload:' "$tmp/bad.err" | grep -q "$var"; then ok; else
+    no "$bad: $msgs andgate-preload: lines on stderr, wanted exactly one naming $var:"; sed 's/^/    /' "$tmp/bad.err" | head -5; fi
+  if grep -q ' team of ' "$tmp/bad.err"; then no "$bad: the shim served teams anyway:"; grep ' team of ' "$tmp/bad.err" | head -2; else ok; fi
+done
+
+# The off switches: the shim loaded but idle for OpenMP, silently.
+for off in ANDGATE_PRELOAD=0 "$own=0"; do
+  run off OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 "$off" LD_PRELOAD="$shim"
+  finished off "$off" && same off ref "$off"
+  if grep -q '^andgate-preload:' "$tmp/off.err"; then no "$off: the shim still spoke:"; head -2 "$tmp/off.err"; else ok; fi
+done
+
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]
