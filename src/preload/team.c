@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "preload.h"
 #include "wait.h"
@@ -87,6 +89,62 @@ static struct entry *find(struct ag_team_set *s, unsigned n)
     return NULL;
 }
 
+/* How long one iteration of libgomp's spin loop takes (a load and a pause): measured once, because the
+ * pause instruction's latency varies by an order of magnitude between CPU generations. */
+static double pause_ns(void)
+{
+    static double ns;
+    if (ns == 0) {
+        /* the fastest of 16 short batches: a batch that was preempted or shared its core says nothing */
+        enum { BATCHES = 16, N = 1000 };
+        static _Atomic unsigned flag;
+        double best = 1e9;
+        for (unsigned b = 0; b < BATCHES; b++) {
+            uint64_t t0 = ag_now_ns();
+            for (unsigned i = 0; i < N && !atomic_load_explicit(&flag, memory_order_relaxed); i++)
+                ag_cpu_relax();
+            double per = (double)(ag_now_ns() - t0) / N;
+            if (per < best)
+                best = per;
+        }
+        ns = best > 0 ? best : 1;
+    }
+    return ns;
+}
+
+/* The runtime's own wait policy as an andgate spec, for a team whose threads fit the usable CPUs (the
+ * shim replaces the runtime's barrier; waiting as the runtime would means never sleeping where it would
+ * still spin). OMP_WAIT_POLICY (OpenMP's wait-policy-var): active spins, passive sleeps. Unset:
+ * libgomp spins GOMP_SPINCOUNT iterations (300,000 by default) before its futex; libomp spins for
+ * KMP_BLOCKTIME milliseconds (200 by default; "infinite" never sleeps). */
+static const char *runtime_wait(const char *runtime, char *buf, size_t len)
+{
+    const char *pol = getenv("OMP_WAIT_POLICY");
+    if (pol && !strcasecmp(pol, "active"))
+        return "pause";
+    if (pol && !strcasecmp(pol, "passive"))
+        return "block";
+    double ns;
+    if (!strcmp(runtime, "libgomp")) {
+        const char *sc = getenv("GOMP_SPINCOUNT");
+        double count = 300000;
+        if (sc && !strcasecmp(sc, "infinite"))
+            return "pause";
+        if (sc && *sc)
+            count = strtod(sc, NULL);
+        ns = count * pause_ns();
+    } else {
+        const char *bt = getenv("KMP_BLOCKTIME");
+        if (bt && !strcasecmp(bt, "infinite"))
+            return "pause";
+        ns = (bt && *bt ? strtod(bt, NULL) : 200) * 1e6;
+    }
+    if (!(ns >= 0))
+        ns = 0;
+    snprintf(buf, len, "hybrid:spin_ns=%.0f,yield_ns=0", ns < 1e10 ? ns : 1e10);
+    return buf;
+}
+
 /* Under the lock: make the barrier of the team of n and publish its entry. */
 static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime)
 {
@@ -94,13 +152,15 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     if (!e)
         return NULL;
     e->n = n;
-    ag_config_t cfg = { .nthreads = n }; /* ANDGATE_ALGO / ANDGATE_WAIT, else auto */
-    char over[64];
+    ag_config_t cfg = { .nthreads = n }; /* ANDGATE_ALGO / ANDGATE_WAIT when set */
+    char wait[64];
     const char *w = getenv("ANDGATE_WAIT");
     unsigned usable = ag_usable_cpus();
-    if ((!w || !*w) && threads > usable) { /* what wait=auto does when the participants outnumber the CPUs */
-        snprintf(over, sizeof over, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
-        cfg.wait = over;
+    if (!w || !*w) {
+        if (threads > usable) /* wait=auto's policy when the participants outnumber the CPUs */
+            snprintf(wait, sizeof wait, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS), cfg.wait = wait;
+        else
+            cfg.wait = runtime_wait(runtime, wait, sizeof wait);
     }
     if (ag_barrier_init(&e->bar, &cfg) == 0) {
         ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (usable CPUs %u, threads %lu)\n", runtime,
