@@ -41,8 +41,7 @@ struct job {
 
 struct opts {
     char *threads, *algos, *baselines, *wait, *method, *pin, *json, *csv, *report, *late;
-    unsigned episodes, budget_ms, cdf_threads, c2c_rounds, repeat;
-    char *preload;
+    unsigned episodes, budget_ms, cdf_threads, c2c_rounds;
     double jitter_us;
     int quick;
 };
@@ -180,7 +179,7 @@ static void default_threads(unsigned u, int quick, unsigned *out, unsigned *n)
     }
 }
 
-static void cpu_model(char *buf, size_t len)
+void ag_cpu_model(char *buf, size_t len)
 {
     snprintf(buf, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -254,74 +253,6 @@ static void c2c_pass(const struct worker *core, const int *aff, unsigned na, uns
         }
 }
 
-/* ---- --preload: an application with and without libandgate-preload.so ---- */
-
-
-/* Runs `sh -c cmd` (with LD_PRELOAD=shim when shim is set), its stdout into out; the wall time, or -1
- * when it failed. */
-static double timed_run(const char *cmd, const char *shim, char *out, size_t len)
-{
-    char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
-    if (shim)
-        setenv("LD_PRELOAD", shim, 1);
-    double t0 = now_s();
-    int rc = run_capture(argv, out, len, 3600 * 1000);
-    double t = now_s() - t0;
-    unsetenv("LD_PRELOAD");
-    return rc == 0 ? t : -1;
-}
-
-static int bench_preload(const char *cmd, unsigned repeat, const char *json)
-{
-    char dir[PATH_MAX], shim[PATH_MAX + 64];
-    ag_exe_dir(dir, sizeof dir);
-    snprintf(shim, sizeof shim, "%s/../lib/libandgate-preload.so", dir);
-    if (!ag_is_file(shim))
-        snprintf(shim, sizeof shim, "%s/../%s/libandgate-preload.so", dir, "lib64");
-    if (!ag_is_file(shim))
-        die("libandgate-preload.so not found beside %s (build it with make)", dir);
-    static char out_plain[1 << 16], out_shim[1 << 16];
-    double tp[64], ts[64];
-    if (repeat > 64)
-        repeat = 64;
-    int same = 1;
-    for (unsigned i = 0; i < repeat; i++) { /* alternate, so drift hits both alike */
-        fprintf(stderr, "andgate bench --preload: run %u/%u\n", i + 1, repeat);
-        tp[i] = timed_run(cmd, NULL, out_plain, sizeof out_plain);
-        ts[i] = timed_run(cmd, shim, out_shim, sizeof out_shim);
-        if (tp[i] < 0 || ts[i] < 0)
-            die("'%s' failed %s the shim", cmd, tp[i] < 0 ? "without" : "with");
-        same &= strcmp(out_plain, out_shim) == 0;
-    }
-    double sp[64], ss[64];
-    memcpy(sp, tp, repeat * sizeof(double));
-    memcpy(ss, ts, repeat * sizeof(double));
-    qsort(sp, repeat, sizeof(double), cmp_double);
-    qsort(ss, repeat, sizeof(double), cmp_double);
-    double mp = sp[repeat / 2], ms = ss[repeat / 2];
-    printf("preload: %s\n  glibc / libgomp barriers: median %.3f s, min %.3f s\n"
-           "  libandgate-preload.so:    median %.3f s, min %.3f s\n"
-           "  speedup %.2fx (median wall time, %u runs each, alternating); output %s\n",
-           cmd, mp, sp[0], ms, ss[0], mp / ms, repeat, same ? "identical" : "DIFFERENT");
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f)
-            die("cannot write %s", json);
-        fprintf(f, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"preload\",\"command\":",
-                ANDGATE_VERSION_STRING);
-        json_str(f, cmd);
-        fprintf(f, ",\"runs\":%u,\"plain_s\":[", repeat);
-        for (unsigned i = 0; i < repeat; i++)
-            fprintf(f, "%s%.4f", i ? "," : "", tp[i]);
-        fprintf(f, "],\"preload_s\":[");
-        for (unsigned i = 0; i < repeat; i++)
-            fprintf(f, "%s%.4f", i ? "," : "", ts[i]);
-        fprintf(f, "],\"speedup\":%.3f,\"output_identical\":%s}\n", mp / ms, same ? "true" : "false");
-        fclose(f);
-    }
-    return same ? 0 : 1;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -329,14 +260,20 @@ static void usage(FILE *f)
             "                     [--wait SPEC] [--method latency|epcc|jitter|all] [--pin compact|scatter|none]\n"
             "                     [--episodes N] [--budget-ms MS] [--jitter-us US] [--late rotating|fixed]\n"
             "                     [--quick] [--json FILE] [--csv FILE] [--report DIR] [--cdf-threads N]\n"
-            "       andgate bench --preload 'COMMAND' [--repeat N] [--json FILE]\n"
+            "       andgate bench --preload apps [--apps LIST] [--threads LIST] [--bind both|true|false]\n"
+            "                     [--constructs all|none|LIST] [--repeat N] [--timeout S] [--quick]\n"
+            "                     [--json FILE] [--report DIR] [--csv FILE]\n"
+            "       andgate bench --preload 'COMMAND' [--repeat N] [--timeout S] [--json FILE] [--report DIR] [--csv FILE]\n"
             "docs/bench.md explains the methods, the defaults and the outputs.\n");
 }
 
 int cmd_bench(int argc, char **argv)
 {
     struct opts o = { .algos = "all", .baselines = "all", .wait = "auto", .method = "all", .pin = "compact",
-                      .late = "rotating", .episodes = 20000, .budget_ms = 250, .jitter_us = 100, .c2c_rounds = 20000, .repeat = 3 };
+                      .late = "rotating", .episodes = 20000, .budget_ms = 250, .jitter_us = 100, .c2c_rounds = 20000 };
+    for (int i = 1; i < argc; i++) /* --preload: unmodified programs with and without the shim */
+        if (!strcmp(argv[i], "--preload"))
+            return bench_preload(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--quick")) {
@@ -366,15 +303,11 @@ int cmd_bench(int argc, char **argv)
         else if (!strcmp(a, "--csv")) o.csv = v;
         else if (!strcmp(a, "--report")) o.report = v;
         else if (!strcmp(a, "--cdf-threads")) o.cdf_threads = (unsigned)strtoul(v, NULL, 10);
-        else if (!strcmp(a, "--preload")) o.preload = v;
-        else if (!strcmp(a, "--repeat")) o.repeat = (unsigned)strtoul(v, NULL, 10);
         else {
             usage(stderr);
             die("unknown option '%s'", a);
         }
     }
-    if (o.preload)
-        return bench_preload(o.preload, o.repeat ? o.repeat : 1, o.json);
     if (o.quick) {
         o.episodes = o.episodes < 5000 ? o.episodes : 5000;
         o.budget_ms = o.budget_ms < 100 ? o.budget_ms : 100;
@@ -490,7 +423,7 @@ int cmd_bench(int argc, char **argv)
 
     /* host and the physical limit */
     char model[256], clockline[256] = "";
-    cpu_model(model, sizeof model);
+    ag_cpu_model(model, sizeof model);
     char *clk_argv[] = { (char *)core->path, "--clock", NULL };
     run_capture(clk_argv, clockline, sizeof clockline, 10000);
     int aff[1024];

@@ -1,10 +1,11 @@
-"""andgate_report — renders andgate result JSON (andgate bench and andgate sim share one schema,
-schema.json) into an HTML report with plots, a text summary and CSV.
+"""andgate_report — renders andgate result JSON (andgate bench, andgate bench --preload and andgate sim
+share one schema, schema.json) into an HTML report with plots, a text summary and CSV.
 
     python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary] [--validate] [--csv FILE]
 
 Modules: load (reading, validation, defaults), rank (rankings and summary rows), summary (summary
-text), plots (PNG plots), htmlpage (index.html), report (the report directory), csvout (CSV).
+text), plots (PNG plots), htmlpage (index.html), report (the report directory), csvout (CSV); preload
+(the tables, plots, page and CSV of `andgate bench --preload` results, mode "preload").
 """
 from .csvout import COLUMNS as CSV_COLUMNS, to_csv, write_csv
 from .load import load, validate

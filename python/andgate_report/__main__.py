@@ -36,8 +36,8 @@ def _load_valid(path, errors_to_stdout):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m andgate_report",
-                                 description="Render an andgate bench/sim result JSON.")
-    ap.add_argument("result", help="result JSON written by andgate bench or andgate sim")
+                                 description="Render an andgate bench/sim/bench --preload result JSON.")
+    ap.add_argument("result", help="result JSON written by andgate bench (also --preload) or andgate sim")
     ap.add_argument("--out", metavar="DIR", help="write index.html and PNG plots into DIR")
     ap.add_argument("--cdf-threads", type=int, metavar="N",
                     help="thread count of the latency CDF plot (default: the largest thread count "
@@ -58,6 +58,10 @@ def main(argv=None):
     if args.validate:
         print("valid")
 
+    if (args.compare or args.markdown or args.cdf_threads) and doc["mode"] == "preload":
+        print(f"{args.result}: --compare, --markdown and --cdf-threads are for bench and sim results, "
+              "not preload results", file=sys.stderr)
+        return 2
     if args.compare:
         other = _load_valid(args.compare, False)
         if other is None:
@@ -76,9 +80,9 @@ def main(argv=None):
             write_csv(doc, f)
     if summary:
         c2c = c2c_median(doc)
-        c2c_text = f"c2c one-way median {c2c:g} ns" if c2c else "no c2c one-way median"
-        print(f"{doc['host']['model']} ({doc['mode']}, {doc['host']['cpus_usable']} usable CPUs, "
-              f"{c2c_text})")
+        c2c_text = f", c2c one-way median {c2c:g} ns" if c2c else ", no c2c one-way median"
+        print(f"{doc['host']['model']} ({doc['mode']}, {doc['host']['cpus_usable']} usable CPUs"
+              f"{'' if doc['mode'] == 'preload' else c2c_text})")
         for line in summary_lines(doc):
             print(line)
     return 0

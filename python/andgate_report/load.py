@@ -2,7 +2,8 @@
 every other module uses, so that defaults (method "latency", status "ok") live in one place.
 
 Nothing here assumes mode "bench": a sim document (mode "sim", kind "hw" impls, maybe no baselines,
-maybe no samples) goes through the same functions.
+maybe no samples) goes through the same functions. A preload document (mode "preload", andgate bench
+--preload) has apps and constructs instead of results; preload.py reads it.
 """
 import json
 from functools import lru_cache
@@ -36,22 +37,26 @@ def _json_path(parts):
 
 def validate(doc):
     """Errors of doc against schema.json (Draft 2020-12) as "JSON-path: message" strings, sorted by
-    path; an empty list when doc is valid. A missing required property is reported at the path the
-    property would have, e.g. "$.results[3].median_ns: required property is missing"."""
+    path; an empty list when doc is valid. A missing required (or dependent-required) property is
+    reported at the path the property would have, e.g. "$.results[3].median_ns: required property is
+    missing"."""
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(load_schema())
     errors = []
     for e in validator.iter_errors(doc):
         parts = list(e.absolute_path)
-        if e.validator == "required" and isinstance(e.instance, dict):
-            for name in e.validator_value:
+        if e.validator in ("required", "dependentRequired") and isinstance(e.instance, dict):
+            names = e.validator_value if e.validator == "required" else \
+                [n for key, deps in e.validator_value.items() if key in e.instance for n in deps]
+            for name in names:
                 if name not in e.instance:
                     errors.append((parts + [name], "required property is missing"))
         else:
             errors.append((parts, e.message))
     errors.sort(key=lambda pm: (_json_path(pm[0]), pm[1]))
-    return [f"{_json_path(p)}: {m}" for p, m in errors]
+    # dependentRequired reports each missing property once per missing property: keep one of each
+    return list(dict.fromkeys(f"{_json_path(p)}: {m}" for p, m in errors))
 
 
 # ---- accessors with the schema's defaults -------------------------------------------------------

@@ -3,12 +3,13 @@
     generate(doc, out_dir, cdf_threads=None) -> list of the file names written into out_dir
 
 Files: index.html, latency.png, cdf.png, jitter.png, epcc.png (a plot is left out when the document
-has nothing for it: no jitter results, no epcc results, no samples_ns).
+has nothing for it: no jitter results, no epcc results, no samples_ns); for a preload document
+(andgate bench --preload) index.html, speedup.png, constructs.png (preload.py).
 """
 import sys
 from pathlib import Path
 
-from . import htmlpage, plots
+from . import htmlpage, plots, preload
 from .load import ok_results
 
 
@@ -29,17 +30,23 @@ def pick_cdf_threads(doc, requested=None, warn=True):
 def generate(doc, out_dir, cdf_threads=None):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    cdf = pick_cdf_threads(doc, cdf_threads)
+    if preload.is_preload(doc):
+        drawers = [("speedup.png", lambda p: preload.plot_speedup(doc, p)),
+                   ("constructs.png", lambda p: preload.plot_constructs(doc, p))]
+    else:
+        cdf = pick_cdf_threads(doc, cdf_threads)
+        drawers = [("latency.png", lambda p: plots.plot_latency(doc, p)),
+                   ("cdf.png", lambda p: cdf is not None and plots.plot_cdf(doc, p, cdf)),
+                   ("jitter.png", lambda p: plots.plot_jitter(doc, p)),
+                   ("epcc.png", lambda p: plots.plot_epcc(doc, p))]
     written = []
-    drawers = [("latency.png", lambda p: plots.plot_latency(doc, p)),
-               ("cdf.png", lambda p: cdf is not None and plots.plot_cdf(doc, p, cdf)),
-               ("jitter.png", lambda p: plots.plot_jitter(doc, p)),
-               ("epcc.png", lambda p: plots.plot_epcc(doc, p))]
     for name, draw in drawers:
-        target = out / name
-        if draw(target):
+        if draw(out / name):
             written.append(name)
-        elif target.exists():
-            target.unlink()   # a stale plot from an earlier run would contradict this report
-    (out / "index.html").write_text(htmlpage.render(doc, written, cdf), encoding="utf-8")
+    # a stale plot from an earlier run (of either kind) would contradict this report
+    for name in ("latency.png", "cdf.png", "jitter.png", "epcc.png") + preload.PLOTS:
+        if name not in written and (out / name).exists():
+            (out / name).unlink()
+    page = preload.render(doc, written) if preload.is_preload(doc) else htmlpage.render(doc, written, cdf)
+    (out / "index.html").write_text(page, encoding="utf-8")
     return ["index.html"] + written

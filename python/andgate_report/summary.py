@@ -2,8 +2,10 @@
 best baseline (and the best hardware barrier in sim results) and the core-to-core limit; per thread
 count of method jitter, the CPU time per episode of the best andgate impl against gomp.
 
-The rows come from rank.latency_summary / rank.jitter_summary; this module only words them.
+The rows come from rank.latency_summary / rank.jitter_summary; this module only words them. A preload
+document (andgate bench --preload) gets preload.summary_lines: its apps and constructs tables.
 """
+from . import preload
 from .fmt import fmt_ns
 from .rank import jitter_summary, latency_summary
 
@@ -45,6 +47,8 @@ def jitter_line(row):
 
 
 def summary_lines(doc):
+    if preload.is_preload(doc):
+        return preload.summary_lines(doc)
     lines = [latency_line(r) for r in latency_summary(doc)]
     lines += [jitter_line(r) for r in jitter_summary(doc)]
     return lines

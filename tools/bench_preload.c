@@ -1,0 +1,489 @@
+/* bench_preload.c — andgate bench --preload: unmodified programs with and without
+ * libandgate-preload.so (docs/bench.md, "--preload").
+ *   andgate bench --preload 'COMMAND' [--repeat N] [--timeout S] [--json FILE] [--report DIR] [--csv FILE]
+ *   andgate bench --preload apps [--apps LIST] [--threads LIST] [--bind both|true|false]
+ *                 [--constructs all|none|LIST] [--repeat N] [--timeout S] [--quick] [--json FILE] [--report DIR] [--csv FILE]
+ * A configuration runs plain and under LD_PRELOAD alternately, `repeat` times each, every child with a
+ * time limit; the whole result document is rewritten after each configuration, so it stays valid JSON
+ * whatever happens later. The summary, the report and the CSV come from python/andgate_report. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "andgate.h"
+#include "child.h"
+#include "cli.h"
+#include "counts.h"
+#include "paths.h"
+#include "topo.h"
+
+extern char **environ;
+
+#define MAXRUNS 64
+#define MAXT 16
+
+static const char *const APPS[] = { "cg", "mg", "nbody", "vcode", "streamcluster" };
+#define NAPPS (sizeof APPS / sizeof APPS[0])
+static const char CONSTRUCTS[] = "parallel,for,for-dynamic,barrier,single,reduction";
+static const char *const CC[][2] = { { "gcc", "libgomp" }, { "clang", "libomp" } };
+static const char *const BIND[] = { "true", "false" };
+
+struct rec { /* an app configuration (or the single command), or one construct */
+    char name[32], cmd[256];
+    const char *compiler, *runtime, *bind;
+    unsigned threads, np, ns;
+    double plain[MAXRUNS], shim[MAXRUNS]; /* apps: wall times, s */
+    double rt_med, rt_min, sh_med, sh_min; /* constructs: overhead per construct, ns */
+    int identical, compared;
+    char error[400];
+};
+
+struct pre {
+    const char *single, *json, *report, *csv, *apps, *constructs, *bind;
+    unsigned threads[MAXT], nt, repeat, timeout; /* timeout: --timeout S, 0 when not given */
+    int quick;
+    char dir[PATH_MAX], shim[PATH_MAX + 64], path[PATH_MAX + 32], cmdline[4096], model[256];
+    unsigned usable, online;
+    struct rec *app, *con;
+    unsigned na, nc;
+};
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "andgate bench --preload: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void median_min(const double *v, unsigned n, double *med, double *min)
+{
+    double s[MAXRUNS];
+    memcpy(s, v, n * sizeof *v);
+    qsort(s, n, sizeof *s, cmp_double);
+    *med = n ? (n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NAN;
+    *min = n ? s[0] : NAN;
+}
+
+/* ---- the result document ---- */
+
+static void jnum(FILE *f, const char *key, double v, int prec)
+{
+    fprintf(f, ",\"%s\":", key);
+    if (isfinite(v))
+        fprintf(f, "%.*f", prec, v);
+    else
+        fputs("null", f);
+}
+
+static void jtimes(FILE *f, const char *key, const double *v, unsigned n)
+{
+    fprintf(f, ",\"%s\":[", key);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, "%s%.4f", i ? "," : "", v[i]);
+    fputc(']', f);
+}
+
+static void jstatus(FILE *f, const struct rec *r)
+{
+    fprintf(f, ",\"status\":\"%s\"", r->error[0] ? "failed" : "ok");
+    if (r->error[0])
+        fprintf(f, ",\"error\":"), json_str(f, r->error);
+    fputc('}', f);
+}
+
+static void write_app(FILE *f, const struct rec *r)
+{
+    double mp, ms, lp, ls;
+    median_min(r->plain, r->np, &mp, &lp);
+    median_min(r->shim, r->ns, &ms, &ls);
+    if (r->name[0])
+        fprintf(f, "{\"app\":\"%s\",\"compiler\":\"%s\",\"runtime\":\"%s\",\"bind\":\"%s\",\"threads\":%u,",
+                r->name, r->compiler, r->runtime, r->bind, r->threads);
+    else
+        fputc('{', f);
+    fprintf(f, "\"command\":");
+    json_str(f, r->cmd);
+    jtimes(f, "plain_s", r->plain, r->np);
+    jtimes(f, "preload_s", r->shim, r->ns);
+    jnum(f, "median_plain_s", mp, 4), jnum(f, "median_preload_s", ms, 4);
+    jnum(f, "min_plain_s", lp, 4), jnum(f, "min_preload_s", ls, 4);
+    jnum(f, "speedup", r->error[0] ? NAN : mp / ms, 3);
+    if (r->compared)
+        fprintf(f, ",\"output_identical\":%s", r->identical ? "true" : "false");
+    jstatus(f, r);
+}
+
+static void write_con(FILE *f, const struct rec *r)
+{
+    fprintf(f, "{\"construct\":\"%s\",\"compiler\":\"%s\",\"runtime\":\"%s\",\"bind\":\"%s\",\"threads\":%u",
+            r->name, r->compiler, r->runtime, r->bind, r->threads);
+    jnum(f, "runtime_ns", r->rt_med, 1), jnum(f, "shim_ns", r->sh_med, 1);
+    jnum(f, "runtime_min_ns", r->rt_min, 1), jnum(f, "shim_min_ns", r->sh_min, 1);
+    jnum(f, "ratio", r->error[0] || r->rt_med <= 0 ? NAN : r->sh_med / r->rt_med, 3);
+    jstatus(f, r);
+}
+
+static void write_doc(const struct pre *p, const char *path)
+{
+    if (p->json && p->report && path == p->path) /* both asked: the report directory gets its copy too */
+        write_doc(p, p->json);
+    char tmp[PATH_MAX + 40], date[64];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        die("cannot write %s: %s", tmp, strerror(errno));
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"preload\",\"command\":", ANDGATE_VERSION_STRING);
+    json_str(f, p->cmdline);
+    fprintf(f, ",\"date\":\"%s\",\"host\":{\"model\":", date);
+    json_str(f, p->model);
+    fprintf(f, ",\"cpus_usable\":%u,\"cpus_online\":%u},\"shim\":", p->usable, p->online);
+    json_str(f, p->shim);
+    fprintf(f, ",\"repeat\":%u,\"quick\":%s,\"environment\":{", p->repeat, p->quick ? "true" : "false");
+    for (unsigned i = 0, n = 0; environ[i]; i++) {
+        const char *e = environ[i], *eq = strchr(e, '=');
+        int set_here = !p->single && (!strncmp(e, "OMP_NUM_THREADS=", 16) || !strncmp(e, "OMP_PROC_BIND=", 14));
+        if (!eq || set_here ||
+            (strncmp(e, "ANDGATE_", 8) && strncmp(e, "OMP_", 4) && strncmp(e, "GOMP_", 5) && strncmp(e, "KMP_", 4)))
+            continue;
+        fprintf(f, "%s\"%.*s\":", n++ ? "," : "", (int)(eq - e), e);
+        json_str(f, eq + 1);
+    }
+    fputc('}', f);
+    fprintf(f, ",\"apps\":[");
+    for (unsigned i = 0; i < p->na; i++)
+        fprintf(f, "%s\n", i ? "," : ""), write_app(f, &p->app[i]);
+    fprintf(f, "],\"constructs\":[");
+    for (unsigned i = 0; i < p->nc; i++)
+        fprintf(f, "%s\n", i ? "," : ""), write_con(f, &p->con[i]);
+    fprintf(f, "]}\n");
+    if (fclose(f) || rename(tmp, path))
+        die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* ---- measuring ---- */
+
+/* r: `repeat` runs of argv, plain and under the shim alternately (drift hits both alike), with extra
+ * in the environment; stdout of every run compared with the first; stops at the first failure. A run's
+ * limit: first_limit, then 10x the longest run so far (at least 30 s); --timeout S when given. */
+static void run_pair(struct pre *p, struct rec *r, char *const argv[], char *const extra[], double first_limit)
+{
+    char **env[2] = { ag_child_env(NULL, extra), ag_child_env(p->shim, extra) };
+    struct ag_child ref = { 0 }, cur = { 0 };
+    double longest = 0;
+    char label[320];
+    if (r->bind)
+        snprintf(label, sizeof label, "%s (bind %s, %u threads)", r->cmd, r->bind, r->threads);
+    else
+        snprintf(label, sizeof label, "%.80s", r->cmd);
+    r->identical = 1;
+    for (unsigned i = 0; i < p->repeat && !r->error[0]; i++)
+        for (int s = 0; s < 2 && !r->error[0]; s++) {
+            struct ag_child *x = i || s ? &cur : &ref;
+            double limit = p->timeout ? p->timeout : longest > 0 ? fmax(30, 10 * longest) : first_limit;
+            if (ag_child_run(argv, env[s], limit, x)) {
+                snprintf(r->error, sizeof r->error, "%s run %u: %s", s ? "preloaded" : "plain", i + 1, x->error);
+                break;
+            }
+            longest = fmax(longest, x->wall);
+            if (s)
+                r->shim[r->ns++] = x->wall;
+            else
+                r->plain[r->np++] = x->wall;
+            if (x != &ref)
+                r->compared = 1, r->identical &= x->len == ref.len && (!ref.len || !memcmp(x->out, ref.out, ref.len));
+        }
+    double mp, ms, lp, ls;
+    median_min(r->plain, r->np, &mp, &lp);
+    median_min(r->shim, r->ns, &ms, &ls);
+    if (r->error[0])
+        fprintf(stderr, "andgate bench --preload: %s: FAILED: %s\n", label, r->error);
+    else
+        fprintf(stderr, "andgate bench --preload: %s: plain %.3f s, preloaded %.3f s (medians of %u), %.2fx%s\n",
+                label, mp, ms, r->np, mp / ms, r->identical ? "" : ", OUTPUT DIFFERS");
+    free(ref.out), free(cur.out), free(env[0]), free(env[1]);
+}
+
+/* name is an item of the comma-separated list */
+static int member(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = list; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+        if (!strncmp(s, name, n) && (s[n] == ',' || !s[n]))
+            return 1;
+    return 0;
+}
+
+static int wanted(const char *list, const char *name)
+{
+    return member(list, "all") || member(list, name);
+}
+
+static struct rec *new_rec(struct rec *arr, unsigned *n, const char *name, unsigned c, const char *bind, unsigned t)
+{
+    struct rec *r = &arr[(*n)++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->compiler = c < 2 ? CC[c][0] : "cc", r->runtime = c < 2 ? CC[c][1] : "pthread";
+    r->bind = bind, r->threads = t;
+    r->rt_med = r->rt_min = r->sh_med = r->sh_min = NAN;
+    return r;
+}
+
+/* --quick: -i a twentieth of the default the app's -h states ("default N"), or 2 */
+static void quick_iters(char *path, char *buf, size_t len)
+{
+    struct ag_child c = { 0 };
+    char *argv[] = { path, "-h", NULL }, *none[] = { NULL }, **env = ag_child_env(NULL, none);
+    const char *d = ag_child_run(argv, env, 30, &c) || !c.out ? NULL : strstr(c.out, "default ");
+    long n = d ? strtol(d + 8, NULL, 10) / 20 : 2;
+    snprintf(buf, len, "%ld", n > 0 ? n : 1);
+    free(c.out), free(env);
+}
+
+/* one configuration: an OpenMP app (compiler c, OMP_PROC_BIND=BIND[b], OMP_NUM_THREADS) or streamcluster
+ * (c == 2: -t, nothing in the environment) */
+static void run_app(struct pre *p, char *path, const char *app, unsigned c, unsigned b, unsigned threads, char *iters)
+{
+    struct rec *r = new_rec(p->app, &p->na, app, c, c == 2 ? "n/a" : BIND[b], threads);
+    char nt[16], thr[40], bind[40];
+    snprintf(nt, sizeof nt, "%u", threads);
+    snprintf(thr, sizeof thr, "OMP_NUM_THREADS=%u", threads);
+    snprintf(bind, sizeof bind, "OMP_PROC_BIND=%s", BIND[b]);
+    char *omp_argv[] = { path, p->quick ? "-i" : NULL, iters, NULL }, *omp_env[] = { thr, bind, NULL };
+    char *pth_argv[] = { path, "-t", nt, p->quick ? "-n" : NULL, "20000", NULL }, *pth_env[] = { NULL };
+    char *const *argv = c == 2 ? pth_argv : omp_argv;
+    size_t l = (size_t)snprintf(r->cmd, sizeof r->cmd, "%s", strrchr(path, '/') + 1);
+    for (unsigned k = 1; argv[k] && l < sizeof r->cmd; k++)
+        l += (size_t)snprintf(r->cmd + l, sizeof r->cmd - l, " %s", argv[k]);
+    run_pair(p, r, argv, c == 2 ? pth_env : omp_env, p->quick ? 120 : 600);
+    write_doc(p, p->path);
+}
+
+/* every app x compiler x bind x threads that is built; streamcluster (pthread barriers, no OpenMP
+ * binding) runs unbound only (when false is among the bindings), bind "n/a" */
+static void run_apps(struct pre *p)
+{
+    for (unsigned a = 0; a < NAPPS; a++) {
+        int pth = !strcmp(APPS[a], "streamcluster");
+        for (unsigned c = 0; c < (pth ? 1u : 2u) && wanted(p->apps, APPS[a]); c++) {
+            char path[PATH_MAX + 96], iters[24] = "";
+            snprintf(path, sizeof path, "%s/%s%s%s", p->dir, APPS[a], pth ? "" : "-", pth ? "" : CC[c][0]);
+            if (!ag_is_file(path)) {
+                fprintf(stderr, "andgate bench --preload: note: %s is not built; skipped\n", path);
+                continue;
+            }
+            if (p->quick && !pth)
+                quick_iters(path, iters, sizeof iters);
+            for (unsigned b = pth; b < 2; b++)
+                for (unsigned t = 0; t < p->nt && wanted(p->bind, BIND[b]); t++)
+                    run_app(p, path, APPS[a], pth ? 2 : c, b, p->threads[t], iters);
+        }
+    }
+}
+
+/* construct NAME's median and min overhead from the program's output; 0, or -1 */
+static int parse_construct(const char *out, const char *name, unsigned threads, double *med, double *min, char *err,
+                           size_t len)
+{
+    char key[48];
+    snprintf(key, sizeof key, "{\"construct\":\"%s\",", name);
+    const char *s = strstr(out ? out : "", key);
+    unsigned t;
+    if (!s || sscanf(s + strlen(key), "\"threads\":%u,\"overhead_ns\":{\"median\":%lf,\"min\":%lf}", &t, med, min) != 3 ||
+        !isfinite(*med) || !isfinite(*min))
+        return snprintf(err, len, "no result for %s in the program's output", name), -1;
+    if (t != threads)
+        return snprintf(err, len, "the program ran a team of %u threads, not %u", t, threads), -1;
+    return 0;
+}
+
+/* omp-constructs-<compiler> for each bind and thread count, plain and preloaded: a record per construct */
+static void run_constructs(struct pre *p)
+{
+    const char *list = strcmp(p->constructs, "all") ? p->constructs : CONSTRUCTS;
+    for (unsigned c = 0; c < 2 && strcmp(p->constructs, "none"); c++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/omp-constructs-%s", p->dir, CC[c][0]);
+        if (!ag_is_file(path)) {
+            fprintf(stderr, "andgate bench --preload: note: %s is not built; construct overheads of %s skipped\n",
+                    path, CC[c][0]);
+            continue;
+        }
+        for (unsigned b = 0; b < 2; b++)
+            for (unsigned t = 0; t < p->nt && wanted(p->bind, BIND[b]); t++) {
+                char thr[40], bind[40];
+                snprintf(thr, sizeof thr, "OMP_NUM_THREADS=%u", p->threads[t]);
+                snprintf(bind, sizeof bind, "OMP_PROC_BIND=%s", BIND[b]);
+                char *argv[] = { path, "-c", (char *)list, p->quick ? "-q" : NULL, NULL }, *extra[] = { thr, bind, NULL };
+                char **env[2] = { ag_child_env(NULL, extra), ag_child_env(p->shim, extra) };
+                struct ag_child run[2] = { { 0 } };
+                for (int s = 0; s < 2; s++)
+                    if (ag_child_run(argv, env[s], p->timeout ? p->timeout : p->quick ? 60 : 300, &run[s]))
+                        break;
+                fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: plain %.1f s, "
+                        "preloaded %.1f s\n", CC[c][0], BIND[b], p->threads[t], run[0].wall, run[1].wall);
+                int bad = run[0].error[0] ? 0 : run[1].error[0] ? 1 : -1;
+                char tmp[512];
+                snprintf(tmp, sizeof tmp, "%s", list);
+                for (char *save, *k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+                    struct rec *r = new_rec(p->con, &p->nc, k, c, BIND[b], p->threads[t]);
+                    if (bad >= 0)
+                        snprintf(r->error, sizeof r->error, "%s run: %s", bad ? "preloaded" : "plain", run[bad].error);
+                    else if (!parse_construct(run[0].out, k, p->threads[t], &r->rt_med, &r->rt_min, r->error, sizeof r->error))
+                        parse_construct(run[1].out, k, p->threads[t], &r->sh_med, &r->sh_min, r->error, sizeof r->error);
+                }
+                free(run[0].out), free(run[1].out), free(env[0]), free(env[1]);
+                write_doc(p, p->path);
+            }
+    }
+}
+
+/* ---- the command line ---- */
+
+static unsigned parse_count(const char *opt, const char *v, unsigned hi)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+    if (!x || errno || *end || x > hi)
+        die("%s: expected a whole number from 1 to %u, got '%s'", opt, hi, v);
+    return (unsigned)x;
+}
+
+/* v: one of `alone`, or a comma-separated list of names of `known`, each once */
+static void check_list(const char *opt, const char *v, const char *known, const char *alone)
+{
+    char tmp[512];
+    if (!strchr(v, ',') && member(alone, v))
+        return;
+    if (!*v || *v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,") || strlen(v) >= sizeof tmp)
+        die("%s: expected %s or a comma-separated list of %s, got '%s'", opt, alone, known, v);
+    snprintf(tmp, sizeof tmp, "%s", v);
+    for (char *save, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!member(known, t) || (*save && member(save, t)))
+            die("%s: '%s' is unknown or named twice (known: %s)", opt, t, known);
+}
+
+static void parse_opts(struct pre *p, int argc, char **argv)
+{
+    const char *threads = "2,4";
+    int matrix_opt = 0;
+    size_t l = (size_t)snprintf(p->cmdline, sizeof p->cmdline, "andgate");
+    for (int i = 0; i < argc && l < sizeof p->cmdline; i++)
+        l += (size_t)snprintf(p->cmdline + l, sizeof p->cmdline - l, " %s", argv[i]);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick")) {
+            p->quick = matrix_opt = 1;
+            continue;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("usage: andgate bench --preload 'COMMAND' | apps [options]: see andgate bench --help\n");
+            exit(0);
+        }
+        if (!v)
+            die("option %s needs a value (andgate bench --help)", a);
+        i++;
+        if (!strcmp(a, "--preload")) p->single = strcmp(v, "apps") ? v : NULL;
+        else if (!strcmp(a, "--repeat")) p->repeat = parse_count(a, v, MAXRUNS);
+        else if (!strcmp(a, "--timeout")) p->timeout = parse_count(a, v, 86400);
+        else if (!strcmp(a, "--json")) p->json = v;
+        else if (!strcmp(a, "--report")) p->report = v;
+        else if (!strcmp(a, "--csv")) p->csv = v;
+        else if (!strcmp(a, "--apps")) p->apps = v, matrix_opt = 1;
+        else if (!strcmp(a, "--threads")) threads = v, matrix_opt = 1;
+        else if (!strcmp(a, "--bind")) p->bind = v, matrix_opt = 1;
+        else if (!strcmp(a, "--constructs")) p->constructs = v, matrix_opt = 1;
+        else die("option %s does not go with --preload (andgate bench --help)", a);
+    }
+    if (p->single && matrix_opt)
+        die("--apps, --threads, --bind, --constructs and --quick go with --preload apps only");
+    check_list("--apps", p->apps, "cg,mg,nbody,vcode,streamcluster", "all");
+    check_list("--constructs", p->constructs, CONSTRUCTS, "all,none");
+    if (strcmp(p->bind, "both") && strcmp(p->bind, "true") && strcmp(p->bind, "false"))
+        die("--bind: expected both, true or false, got '%s'", p->bind);
+    if (!strcmp(p->bind, "both"))
+        p->bind = "true,false";
+    char err[300];
+    if (!(p->nt = ag_parse_counts(threads, 4096, p->threads, MAXT, err, sizeof err)))
+        die("--threads: %s", err);
+}
+
+int bench_preload(int argc, char **argv)
+{
+    static struct pre p = { .repeat = 3, .apps = "all", .constructs = "all", .bind = "both" };
+    parse_opts(&p, argc, argv);
+    ag_exe_dir(p.dir, sizeof p.dir);
+    snprintf(p.shim, sizeof p.shim, "%s/../lib/libandgate-preload.so", p.dir);
+    if (!ag_is_file(p.shim))
+        snprintf(p.shim, sizeof p.shim, "%s/../lib64/libandgate-preload.so", p.dir);
+    if (!ag_is_file(p.shim))
+        die("libandgate-preload.so not found beside %s (build it with make)", p.dir);
+    char real[PATH_MAX];
+    if (realpath(p.shim, real))
+        snprintf(p.shim, sizeof p.shim, "%s", real);
+    ag_cpu_model(p.model, sizeof p.model);
+    p.usable = ag_usable_cpus(), p.online = ag_topo_get()->ncpus;
+    if (p.report && mkdir(p.report, 0777) && errno != EEXIST)
+        die("cannot make %s: %s", p.report, strerror(errno));
+    if (p.report)
+        snprintf(p.path, sizeof p.path, "%s/results.json", p.report);
+    else if (p.json)
+        snprintf(p.path, sizeof p.path, "%s", p.json);
+    else
+        snprintf(p.path, sizeof p.path, "/tmp/andgate-preload-%d.json", (int)getpid());
+    p.app = calloc(NAPPS * 2 * 2 * MAXT, sizeof *p.app);
+    p.con = calloc(6 * 2 * 2 * MAXT, sizeof *p.con);
+    if (!p.app || !p.con)
+        die("out of memory");
+    write_doc(&p, p.path); /* an unwritable path fails now, not after the runs */
+    if (p.single) {
+        struct rec *r = &p.app[p.na++];
+        snprintf(r->cmd, sizeof r->cmd, "%s", p.single);
+        char *argv_sh[] = { "/bin/sh", "-c", (char *)p.single, NULL }, *extra[] = { NULL };
+        run_pair(&p, r, argv_sh, extra, 3600);
+        write_doc(&p, p.path);
+    } else {
+        run_apps(&p);
+        run_constructs(&p);
+    }
+    int bad = !p.na && !p.nc;
+    for (unsigned i = 0; i < p.na; i++)
+        bad |= p.app[i].error[0] || !p.app[i].identical;
+    for (unsigned i = 0; i < p.nc; i++)
+        bad |= p.con[i].error[0] != '\0';
+    if (p.csv)
+        ag_run_report("bench", p.path, (const char *const[]){ "--csv", p.csv, NULL });
+    if (p.report && !ag_run_report("bench", p.path, (const char *const[]){ "--out", p.report, NULL }))
+        fprintf(stderr, "andgate bench --preload: report in %s/index.html\n", p.report);
+    ag_run_report("bench", p.path, (const char *const[]){ "--summary", NULL });
+    if (!p.json && !p.report)
+        unlink(p.path);
+    else
+        fprintf(stderr, "andgate bench --preload: results in %s\n", p.json ? p.json : p.path);
+    if (!p.na && !p.nc)
+        fprintf(stderr, "andgate bench --preload: nothing was measured (no app and no construct program built)\n");
+    free(p.app), free(p.con);
+    return bad;
+}
