@@ -69,39 +69,38 @@ static void resolve(void)
 
 /* ---- regions ---- */
 
-struct region {
-    fn_t fn;
-    void *data;
-    struct ag_team_set *set; /* the master's, for teams it starts at this level */
-    int level;
-};
-
+/* In every team thread: the set (team.c) is the trampoline's argument; it holds the region's function
+ * and argument. The master wrote them only if they changed, so a region run again costs no miss. The
+ * team's size and the thread's index are asked for at the region's first barrier (omp_get_num_threads
+ * reads libgomp's team structure, which the master has just rewritten): a region without barriers
+ * pays nothing for the shim but this trampoline. */
 static void trampoline(void *arg)
 {
-    struct region *r = arg;
-    struct ag_team_ctx ctx, *outer = cur;
-    ag_team_enter(&ctx, r->set, r->level, (unsigned)omp_threads(), (unsigned)omp_thread(), "libgomp");
+    struct ag_team_set *s = arg;
+    const struct ag_team_region *r = ag_team_region(s);
+    struct ag_team_ctx ctx = { .set = s, .level = ag_team_level(s) }, *outer = cur; /* n == 0: not asked yet */
     cur = &ctx;
     r->fn(r->data);
     cur = outer; /* the thread is back in the enclosing team (or none) */
 }
 
-/* The master, before libgomp starts the team: 1 when the region goes through the trampoline. */
-static int region_begin(struct region *r, fn_t fn, void *data)
+/* The master, before libgomp starts the team: the set to hand to the trampoline, or NULL to run the
+ * region untouched (shim off, level too deep, out of memory). */
+static struct ag_team_set *region_begin(fn_t fn, void *data)
 {
     pthread_once(&once, resolve);
     if (!enabled)
-        return 0;
+        return NULL;
     int level = omp_level() + 1;
-    *r = (struct region){ fn, data, ag_team_begin(level, cur && cur->level == level - 1 ? cur : NULL), level };
-    return 1;
+    struct ag_team_region r = { fn, data };
+    return ag_team_begin(level, cur && cur->level == level - 1 ? cur : NULL, &r);
 }
 
 void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 {
-    struct region r;
-    if (region_begin(&r, fn, data))
-        real_parallel(trampoline, &r, num_threads, flags);
+    struct ag_team_set *s = region_begin(fn, data);
+    if (s)
+        real_parallel(trampoline, s, num_threads, flags);
     else
         real_parallel(fn, data, num_threads, flags);
 }
@@ -113,9 +112,9 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
         static void (*real) params;                                                                \
         if (!real)                                                                                 \
             *(void **)&real = REAL(#name);                                                         \
-        struct region r;                                                                           \
-        if (region_begin(&r, fn, data))                                                            \
-            fn = trampoline, data = &r;                                                            \
+        struct ag_team_set *s = region_begin(fn, data);                                            \
+        if (s)                                                                                     \
+            fn = trampoline, data = s;                                                             \
         real args;                                                                                 \
     }
 #define CHUNKED (fn_t fn, void *data, unsigned nt, long start, long end, long incr, long chunk, unsigned flags)
@@ -137,10 +136,20 @@ PARALLEL_LOOP(GOMP_parallel_sections, (fn_t fn, void *data, unsigned nt, unsigne
 
 /* The calling thread's team context when andgate serves the team it is in now: a context of another
  * level belongs to an enclosing team (this barrier is in a region libgomp entered without us). */
+static struct ag_team_ctx *first_barrier(struct ag_team_ctx *c)
+{
+    ag_team_enter(c, c->set, c->level, (unsigned)omp_threads(), (unsigned)omp_thread(), "libgomp");
+    return c->bar ? c : NULL;
+}
+
 static inline struct ag_team_ctx *served(void)
 {
     struct ag_team_ctx *c = cur;
-    return c && c->bar && c->level == omp_level() ? c : NULL;
+    if (!c || c->level != omp_level())
+        return NULL;
+    if (__builtin_expect(c->n == 0, 0))
+        return first_barrier(c);
+    return c->bar ? c : NULL;
 }
 
 void GOMP_barrier(void)

@@ -71,7 +71,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
                               unsigned requested, int flags, const void *ra)
 {
     (void)task, (void)frame, (void)requested, (void)ra;
-    parallel->ptr = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, top()) : NULL;
+    parallel->ptr = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, top(), NULL) : NULL;
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,

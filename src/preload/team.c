@@ -20,13 +20,18 @@ struct entry {
 };
 
 struct ag_team_set {
-    /* Lookups read the list without the lock: an entry is complete before the release store that
-     * publishes it, and entries are never removed while the master thread lives. */
-    _Atomic(struct entry *) head;
-    pthread_mutex_t lock; /* one maker at a time */
+    /* Read by every thread of the team at every region: written only when a value changes, so in the
+     * steady state (the same region again and again) the line stays in every core's cache and a
+     * region costs no cache miss here. Lookups read the list without the lock: an entry is complete
+     * before the release store that publishes it, and entries are never removed while the master
+     * thread lives. */
+    _Alignas(64) _Atomic(struct entry *) head;
+    struct ag_team_region region; /* gomp.c: the function and argument of the current region */
+    unsigned long outer_threads;  /* threads of the teams enclosing the current region's team */
     _Atomic uint64_t first_task;
     int level;
-    unsigned long outer_threads; /* threads of the teams enclosing the current region's team */
+    /* the maker's */
+    _Alignas(64) pthread_mutex_t lock; /* one maker at a time */
     int out_of_memory; /* under the lock: no entry could be made; sizes still missing stay unserved */
 };
 
@@ -190,14 +195,25 @@ ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long t
     return e ? e->bar : NULL;
 }
 
-struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx)
+struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx, const struct ag_team_region *r)
 {
     struct ag_team_set *s = set_mine(level);
-    if (s) { /* the previous region of this set has joined: nobody else touches it now */
+    if (!s)
+        return NULL;
+    /* the previous region of this set has joined: nobody else touches it now; write only changes */
+    unsigned long outer = master_ctx ? master_ctx->threads : 1;
+    if (atomic_load_explicit(&s->first_task, memory_order_relaxed) != UINT64_MAX)
         atomic_store_explicit(&s->first_task, UINT64_MAX, memory_order_relaxed);
-        s->outer_threads = master_ctx ? master_ctx->threads : 1;
-    }
+    if (s->outer_threads != outer)
+        s->outer_threads = outer;
+    if (r && (s->region.fn != r->fn || s->region.data != r->data))
+        s->region = *r;
     return s;
+}
+
+const struct ag_team_region *ag_team_region(const struct ag_team_set *s)
+{
+    return &s->region;
 }
 
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s)

@@ -22,11 +22,20 @@
 struct ag_team_set;
 struct ag_team_ctx;
 
+/* A region's function and argument (gomp.c runs the function through a trampoline that reads them). */
+struct ag_team_region {
+    void (*fn)(void *);
+    void *data;
+};
+
 /* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
  * runs: its set for the teams it starts at that level, made ready for the new region (no deferred task
- * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context or NULL).
- * NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
-struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx);
+ * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context or NULL;
+ * the region r, when given, kept for ag_team_region). NULL when the level is too deep or memory is
+ * exhausted (then the runtime keeps its barriers). */
+struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx, const struct ag_team_region *r);
+/* The region given to the last ag_team_begin of s. */
+const struct ag_team_region *ag_team_region(const struct ag_team_set *s);
 
 /* The barrier of the team of n threads (n >= 2) of this set: made by the first thread that asks (the
  * others wait for the outcome, so the whole team takes the same road) and kept. NULL when andgate
