@@ -117,36 +117,38 @@ static double pause_ns(void)
     return ns;
 }
 
-/* The runtime's own wait policy as an andgate spec, for a team whose threads fit the usable CPUs (the
- * shim replaces the runtime's barrier; waiting as the runtime would means never sleeping where it would
- * still spin). OMP_WAIT_POLICY (OpenMP's wait-policy-var): active spins, passive sleeps. Unset:
- * libgomp spins GOMP_SPINCOUNT iterations (300,000 by default) before its futex; libomp spins for
- * KMP_BLOCKTIME milliseconds (200 by default; "infinite" never sleeps). */
-static const char *runtime_wait(const char *runtime, char *buf, size_t len)
+/* The runtime's own wait policy as an andgate spec (the shim replaces the runtime's barrier; waiting as
+ * the runtime would means never sleeping where it would still poll). OMP_WAIT_POLICY (OpenMP's
+ * wait-policy-var): active polls, passive sleeps. Unset: libgomp spins GOMP_SPINCOUNT iterations
+ * (300,000 by default) before its futex, and only 1,000 when its threads outnumber the CPUs — there
+ * the library's own oversubscribed policy (yield 5 us, then futex) does better; libomp polls for
+ * KMP_BLOCKTIME milliseconds (200 by default; "infinite" never sleeps), spinning while its threads fit
+ * the CPUs and yielding at every poll when they do not (its default "throughput" library mode). */
+static const char *runtime_wait(const char *runtime, int oversubscribed, char *buf, size_t len)
 {
     const char *pol = getenv("OMP_WAIT_POLICY");
-    if (pol && !strcasecmp(pol, "active"))
-        return "pause";
+    int gomp = !strcmp(runtime, "libgomp");
     if (pol && !strcasecmp(pol, "passive"))
         return "block";
-    double ns;
-    if (!strcmp(runtime, "libgomp")) {
-        const char *sc = getenv("GOMP_SPINCOUNT");
-        double count = 300000;
-        if (sc && !strcasecmp(sc, "infinite"))
-            return "pause";
-        if (sc && *sc)
-            count = strtod(sc, NULL);
-        ns = count * pause_ns();
-    } else {
-        const char *bt = getenv("KMP_BLOCKTIME");
-        if (bt && !strcasecmp(bt, "infinite"))
-            return "pause";
-        ns = (bt && *bt ? strtod(bt, NULL) : 200) * 1e6;
+    if (pol && !strcasecmp(pol, "active"))
+        return oversubscribed ? "yield" : "pause";
+    if (gomp && oversubscribed) {
+        snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
+        return buf;
     }
+    double ns;
+    const char *v = getenv(gomp ? "GOMP_SPINCOUNT" : "KMP_BLOCKTIME");
+    if (v && !strcasecmp(v, "infinite"))
+        return oversubscribed ? "yield" : "pause";
+    if (gomp)
+        ns = (v && *v ? strtod(v, NULL) : 300000) * pause_ns();
+    else
+        ns = (v && *v ? strtod(v, NULL) : 200) * 1e6;
     if (!(ns >= 0))
         ns = 0;
-    snprintf(buf, len, "hybrid:spin_ns=%.0f,yield_ns=0", ns < 1e10 ? ns : 1e10);
+    if (ns > 1e10)
+        ns = 1e10;
+    snprintf(buf, len, oversubscribed ? "hybrid:spin_ns=0,yield_ns=%.0f" : "hybrid:spin_ns=%.0f,yield_ns=0", ns);
     return buf;
 }
 
@@ -161,12 +163,8 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     char wait[64];
     const char *w = getenv("ANDGATE_WAIT");
     unsigned usable = ag_usable_cpus();
-    if (!w || !*w) {
-        if (threads > usable) /* wait=auto's policy when the participants outnumber the CPUs */
-            snprintf(wait, sizeof wait, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS), cfg.wait = wait;
-        else
-            cfg.wait = runtime_wait(runtime, wait, sizeof wait);
-    }
+    if (!w || !*w) /* threads: those of this team and its enclosing teams, which share the CPUs */
+        cfg.wait = runtime_wait(runtime, threads > usable, wait, sizeof wait);
     if (ag_barrier_init(&e->bar, &cfg) == 0) {
         ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (usable CPUs %u, threads %lu)\n", runtime,
                            n, s->level, ag_barrier_describe(e->bar), usable, threads);
