@@ -163,28 +163,29 @@ void GOMP_barrier(void)
     real_barrier();
 }
 
-void GOMP_loop_end(void)
+/* The end of a worksharing construct: libgomp's nowait end (its bookkeeping: the last thread out frees
+ * the construct's work share), then the team's andgate barrier — what the blocking end does with
+ * libgomp's barrier. Unserved: libgomp's blocking end. */
+static inline void worksharing_end(void (*const *nowait)(void), void (*const *blocking)(void))
 {
-    struct ag_team_ctx *c = served();
+    struct ag_team_ctx *c = served(); /* non-NULL: resolve() has run, the pointers are set */
     if (c) {
-        real_loop_end_nowait();
+        (*nowait)();
         ag_barrier_wait(c->bar, c->tid);
         return;
     }
     pthread_once(&once, resolve);
-    real_loop_end();
+    (*blocking)();
+}
+
+void GOMP_loop_end(void)
+{
+    worksharing_end(&real_loop_end_nowait, &real_loop_end);
 }
 
 void GOMP_sections_end(void)
 {
-    struct ag_team_ctx *c = served();
-    if (c) {
-        real_sections_end_nowait();
-        ag_barrier_wait(c->bar, c->tid);
-        return;
-    }
-    pthread_once(&once, resolve);
-    real_sections_end();
+    worksharing_end(&real_sections_end_nowait, &real_sections_end);
 }
 
 /* ---- tasks: undeferred inside served regions ---- */
