@@ -185,7 +185,7 @@ static void write_doc(const struct pre *p, const char *path)
 
 /* r: `repeat` runs of argv, plain and under the shim alternately (drift hits both alike), with extra
  * in the environment; stdout of every run compared with the first; stops at the first failure. A run's
- * limit: first_limit, then 10x the longest run so far (at least 30 s); --timeout S when given. */
+ * limit: 20x the longest run so far, at least 120 s and at most first_limit; --timeout S when given. */
 static void run_pair(struct pre *p, struct rec *r, char *const argv[], char *const extra[], double first_limit)
 {
     char **env[2] = { ag_child_env(NULL, extra), ag_child_env(p->shim, extra) };
@@ -200,7 +200,8 @@ static void run_pair(struct pre *p, struct rec *r, char *const argv[], char *con
     for (unsigned i = 0; i < p->repeat && !r->error[0]; i++)
         for (int s = 0; s < 2 && !r->error[0]; s++) {
             struct ag_child *x = i || s ? &cur : &ref;
-            double limit = p->timeout ? p->timeout : longest > 0 ? fmax(30, 10 * longest) : first_limit;
+            double limit = longest > 0 ? fmin(first_limit, fmax(120, 20 * longest)) : first_limit;
+            limit = p->timeout ? p->timeout : limit;
             if (ag_child_run(argv, env[s], limit, x)) {
                 snprintf(r->error, sizeof r->error, "%s run %u: %s", s ? "preloaded" : "plain", i + 1, x->error);
                 break;
