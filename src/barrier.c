@@ -72,9 +72,13 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
     int rc = ag_spec_parse(&ag_wait_table, pick(cfg->wait, "ANDGATE_WAIT"), &ws, msg, msglen);
     if (rc)
         return rc;
-    ag_wait_resolve(&ws, cfg->nthreads, wp);
+    /* the process's CPUs, read once for both the wait policy and the placement */
+    struct ag_cpu_budget bud;
+    cpu_set_t process;
+    ag_cpu_budget(&bud, &process);
+    ag_wait_resolve(&ws, cfg->nthreads, bud.usable, wp);
 
-    if ((rc = ag_shape_build(sh, cfg->nthreads, cfg->cpus, msg, msglen)))
+    if ((rc = ag_shape_build(sh, cfg->nthreads, cfg->cpus, &process, msg, msglen)))
         return rc;
     const char *as = pick(cfg->algo, "ANDGATE_ALGO");
     if (strcmp(as, "auto") == 0)

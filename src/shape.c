@@ -1,4 +1,5 @@
 /* shape.c — participant placement, topology order and groups (see shape.h). */
+#define _GNU_SOURCE
 #include "shape.h"
 
 #include <errno.h>
@@ -45,7 +46,18 @@ static unsigned densify(const struct place *pl, unsigned n, int level, unsigned 
     return n ? g + 1 : 0;
 }
 
-int ag_shape_build(struct ag_shape *sh, unsigned n, const int *cpus, char *msg, size_t msglen)
+/* The CPUs of set in increasing order, at most max. */
+static unsigned set_list(const cpu_set_t *set, int *cpus, unsigned max)
+{
+    unsigned k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < max; c++)
+        if (CPU_ISSET(c, set))
+            cpus[k++] = c;
+    return k;
+}
+
+int ag_shape_build(struct ag_shape *sh, unsigned n, const int *cpus, const cpu_set_t *process, char *msg,
+                   size_t msglen)
 {
     const struct ag_topo *t = ag_topo_get();
     struct place *pl = calloc(n, sizeof *pl);
@@ -55,7 +67,8 @@ int ag_shape_build(struct ag_shape *sh, unsigned n, const int *cpus, char *msg, 
         free(pl), free(mem), free(aff);
         return ENOMEM;
     }
-    unsigned naff = cpus ? 0 : ag_process_cpus(aff, t->ncpus ? t->ncpus : 1);
+    unsigned max = t->ncpus ? t->ncpus : 1;
+    unsigned naff = cpus ? 0 : process ? set_list(process, aff, max) : ag_process_cpus(aff, max);
     for (unsigned i = 0; i < n; i++) {
         int cpu = cpus ? cpus[i] : (naff ? aff[i % naff] : -1);
         const struct ag_cpuinfo *ci = cpu >= 0 ? ag_topo_cpu(t, cpu) : NULL;

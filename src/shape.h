@@ -1,9 +1,10 @@
 /* shape.h — where participants run, as algorithms see it: a topology order (rank) and group ids per
  * participant at the core, cache and NUMA levels. Built from cfg.cpus, or from the default placement:
- * participant i on the i-th CPU of the affinity mask (wrapping when participants outnumber CPUs). */
+ * participant i on the i-th CPU the process may run on (wrapping when participants outnumber CPUs). */
 #ifndef AG_SHAPE_H
 #define AG_SHAPE_H
 
+#include <sched.h> /* cpu_set_t: includers define _GNU_SOURCE */
 #include <stddef.h>
 
 struct ag_shape {
@@ -15,8 +16,11 @@ struct ag_shape {
     unsigned *mem;
 };
 
-/* 0, EINVAL (a cpus[] entry is not an online CPU; msg says which) or ENOMEM. */
-int ag_shape_build(struct ag_shape *sh, unsigned n, const int *cpus, char *msg, size_t msglen);
+/* 0, EINVAL (a cpus[] entry is not an online CPU; msg says which) or ENOMEM. Without cpus, participant i
+ * is placed on the i-th CPU of `process` (wrapping): the CPUs the process may run on (ag_cpu_budget), or
+ * NULL to read them now. */
+int ag_shape_build(struct ag_shape *sh, unsigned n, const int *cpus, const cpu_set_t *process, char *msg,
+                   size_t msglen);
 void ag_shape_free(struct ag_shape *sh);
 
 #endif

@@ -53,13 +53,13 @@ static const struct ag_kind *wait_get(unsigned i) { return &wait_kinds[i]; }
 const struct ag_table ag_wait_table = { "wait policy", sizeof wait_kinds / sizeof wait_kinds[0], wait_get,
                                         NULL };
 
-void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_waitpol *out)
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, struct ag_waitpol *out)
 {
     out->kind = (int)sp->index;
     out->ns = sp->nkeys ? (uint64_t)sp->val[0] : 0;
     out->yield_ns = sp->nkeys > 1 ? (uint64_t)sp->val[1] : 0;
     if (out->kind == AG_W_AUTO) {
-        int over = nthreads > ag_usable_cpus();
+        int over = nthreads > usable;
         out->kind = AG_W_HYBRID;
         out->ns = over ? 0 : AG_AUTO_SPIN_NS;
         out->yield_ns = over ? AG_AUTO_YIELD_NS : 0;

@@ -26,8 +26,8 @@ struct ag_waitpol {
  * yielding (20, 50 us) bought no latency and burned CPU under jitter. Measured in docs/results.md. */
 #define AG_AUTO_YIELD_NS 5000u
 
-/* Resolve a parsed wait spec for nthreads participants. */
-void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, struct ag_waitpol *out);
+/* Resolve a parsed wait spec for nthreads participants on `usable` CPUs (ag_usable_cpus()). */
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, struct ag_waitpol *out);
 /* "hybrid:spin_ns=20000,yield_ns=0" */
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
 /* Whether a policy may put a thread to sleep in the kernel (then flags keep sleeper counts). */

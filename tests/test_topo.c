@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     struct ag_shape sh;
     int last = t->cpu[t->ncpus - 1].cpu, first = t->cpu[0].cpu;
     int cpus[6] = { last, first, last, first, first, last };
-    CHECK(ag_shape_build(&sh, 6, cpus, NULL, 0) == 0, "shape");
+    CHECK(ag_shape_build(&sh, 6, cpus, NULL, NULL, 0) == 0, "shape");
     for (unsigned r = 0; r < 6; r++) {
         CHECK(sh.rank[sh.order[r]] == r, "rank/order inverse at %u", r);
         if (r)
@@ -133,10 +133,10 @@ int main(int argc, char **argv)
 
     char msg[128];
     int bad[2] = { first, -3 };
-    CHECK(ag_shape_build(&sh, 2, bad, msg, sizeof msg) == EINVAL && strstr(msg, "cpus[1] = -3"), "bad cpu: %s",
+    CHECK(ag_shape_build(&sh, 2, bad, NULL, msg, sizeof msg) == EINVAL && strstr(msg, "cpus[1] = -3"), "bad cpu: %s",
           msg);
     /* default placement: participant i on the i-th affinity CPU, wrapping */
-    CHECK(ag_shape_build(&sh, 5, NULL, NULL, 0) == 0, "default shape");
+    CHECK(ag_shape_build(&sh, 5, NULL, NULL, NULL, 0) == 0, "default shape");
     CHECK(sh.ngroups[AG_LVL_CORE] <= naff, "default placement uses affinity CPUs");
     ag_shape_free(&sh);
     return check_done();
