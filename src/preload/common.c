@@ -32,7 +32,8 @@ static int switch_of(const char *name, int def, int *out)
 static void env_read(void)
 {
     int bad = switch_of("ANDGATE_PRELOAD", 1, &env.enabled) | switch_of("ANDGATE_GOMP", 1, &env.gomp) |
-              switch_of("ANDGATE_OMP", 1, &env.omp) | switch_of("ANDGATE_VERBOSE", 0, &env.verbose);
+              switch_of("ANDGATE_OMP", 1, &env.omp) | switch_of("ANDGATE_OMP_LOOPS", 1, &env.omp_loops) |
+              switch_of("ANDGATE_VERBOSE", 0, &env.verbose);
     /* the spec strings, checked one at a time as every barrier the shim makes would read them */
     static const char *const specs[] = { "ANDGATE_ALGO", "ANDGATE_WAIT" };
     for (int i = 0; i < 2 && !bad && env.enabled; i++) {
@@ -46,7 +47,7 @@ static void env_read(void)
         }
     }
     if (bad)
-        env.enabled = env.gomp = env.omp = 0;
+        env.enabled = env.gomp = env.omp = env.omp_loops = 0;
 }
 
 const struct ag_preload_env *ag_preload_env(void)

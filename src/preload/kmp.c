@@ -27,7 +27,7 @@
  * (below). Left to libomp: the fork and join of regions, __kmpc_copyprivate, __kmpc_cancel_barrier
  * (cancellation points libomp must release), teams deeper than 8 levels, and everything when another
  * OMPT tool is configured (OMP_TOOL_LIBRARIES: the shim steps aside) or OMP_TOOL=disabled.
- * ANDGATE_OMP=0 turns this part off.
+ * The start of static loops is computed here too (kmp_loop.c). ANDGATE_OMP=0 turns this part off.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "kmp.h"
 #include "preload.h"
 #include "team.h"
 
@@ -65,6 +66,11 @@ static inline struct ag_team_ctx *top(void)
 {
     int d = depth;
     return d >= 1 && d <= MAX_DEPTH ? &stack[d - 1] : NULL;
+}
+
+const struct ag_team_ctx *ag_kmp_team(void)
+{
+    return top();
 }
 
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,

@@ -7,10 +7,11 @@ struct ag_preload_env {
     int enabled; /* ANDGATE_PRELOAD (default 1); 0 also when any ANDGATE_* value is malformed */
     int gomp;    /* ANDGATE_GOMP (default 1): serve libgomp's barriers */
     int omp;     /* ANDGATE_OMP (default 1): serve libomp's barriers */
+    int omp_loops; /* ANDGATE_OMP_LOOPS (default 1): compute libomp's static loop starts (kmp_loop.c) */
     int verbose; /* ANDGATE_VERBOSE (default 0) */
 };
 
-/* The environment, read once. A malformed ANDGATE_PRELOAD / _GOMP / _OMP / _VERBOSE (not 0 or 1), or an
+/* The environment, read once. A malformed ANDGATE_PRELOAD / _GOMP / _OMP / _OMP_LOOPS / _VERBOSE (not 0 or 1), or an
  * ANDGATE_ALGO / ANDGATE_WAIT the library's spec parser rejects, is reported in one line on stderr and
  * leaves the shim idle: every call goes to glibc's, libgomp's or libomp's own function. */
 const struct ag_preload_env *ag_preload_env(void);

@@ -1,0 +1,12 @@
+/* kmp.h — what kmp.c (the OMPT tool) tells the other libomp interpositions. */
+#ifndef AG_PRELOAD_KMP_H
+#define AG_PRELOAD_KMP_H
+
+#include "team.h"
+
+/* The calling thread's innermost implicit task as the OMPT callbacks delivered it (team size, index,
+ * and the team's andgate barrier if served), or NULL outside any region, deeper than kmp.c tracks, or
+ * when the shim is not libomp's tool. */
+const struct ag_team_ctx *ag_kmp_team(void);
+
+#endif
