@@ -58,60 +58,73 @@ static inline const struct ag_team_ctx *loop_team(int32_t sched, int64_t incr)
  * the increment and stride. Sums and products are taken in U (wrapping, as libomp's do), comparisons
  * in T. On return [*lo, *up] is this thread's first chunk (empty: *lo past *up in the loop's
  * direction), *stride the distance to its next chunk, *last whether it runs the last iteration. */
-#define PARTITION(name, T, U, S)                                                                           \
-    static void name(unsigned tid, unsigned n, int32_t sched, int32_t *last, T *lo, T *up, S *stride, S incr, \
-                     S chunk)                                                                                \
-    {                                                                                                        \
-        const T first = *lo, end = *up;                                                                      \
-        const int up_dir = incr > 0;                                                                         \
-        if (up_dir ? end < first : first < end) { /* no iteration: bounds untouched */                       \
-            if (last)                                                                                        \
-                *last = 0;                                                                                   \
-            *stride = incr;                                                                                  \
-            return;                                                                                          \
-        }                                                                                                    \
-        const U trip = (up_dir ? (U)end - (U)first : (U)first - (U)end) / (up_dir ? (U)incr : (U)-incr) + 1;  \
-        if (n == 1) { /* the whole range */                                                                  \
-            if (last)                                                                                        \
-                *last = 1;                                                                                   \
-            *stride = up_dir ? (S)((U)end - (U)first + 1) : (S)-((U)first - (U)end + 1);                     \
-            return;                                                                                          \
-        }                                                                                                    \
-        const T none = (T)((U)end + (up_dir ? 1 : (U)-1)); /* a lower bound past the end: no iteration */   \
-        if ((sched & ~SCHED_MODIFIERS) == SCHED_STATIC_CHUNKED) {                                            \
-            U c = chunk < 1 ? 1 : (U)chunk > trip ? trip : (U)chunk;                                         \
-            U chunks = trip / c + (trip % c != 0), span = c * (U)incr;                                       \
-            *stride = (S)(span * (chunks < n ? chunks : n));                                                 \
-            if (chunks < n && tid >= chunks) {                                                               \
-                *lo = none;                                                                                  \
-            } else {                                                                                         \
-                *lo = (T)((U)first + span * tid);                                                            \
-                *up = (T)((U)*lo + span - (U)incr);                                                          \
-            }                                                                                                \
-            if (last)                                                                                        \
-                *last = tid == (chunks - 1) % n;                                                             \
-            return;                                                                                          \
-        }                                                                                                    \
-        *stride = (S)trip;                                                                                   \
-        if (trip < n) { /* one iteration each for the first `trip` threads */                                \
-            if (tid < trip)                                                                                  \
-                *lo = *up = (T)((U)first + (U)tid * (U)incr);                                                \
-            else                                                                                             \
-                *lo = none;                                                                                  \
-            if (last)                                                                                        \
-                *last = tid == trip - 1;                                                                     \
-            return;                                                                                          \
-        }                                                                                                    \
-        const U small = trip / n, extras = trip % n; /* the first `extras` threads run one more */        \
-        *lo = (T)((U)first + (U)incr * ((U)tid * small + (tid < extras ? tid : extras)));                   \
-        *up = (T)((U)*lo + small * (U)incr - (tid < extras ? 0 : (U)incr));                                  \
-        if (last)                                                                                            \
-            *last = tid == n - 1;                                                                            \
+#define PARTITION(sfx, T, U, S)                                                                            \
+    /* schedule(static, c): chunks of c iterations dealt round-robin from thread 0 */                     \
+    static void chunked_##sfx(unsigned tid, unsigned n, U trip, T none, int32_t *last, T *lo, T *up,        \
+                              S *stride, S incr, S chunk)                                                  \
+    {                                                                                                      \
+        U c = chunk < 1 ? 1 : (U)chunk > trip ? trip : (U)chunk;                                           \
+        U chunks = trip / c + (trip % c != 0), span = c * (U)incr;                                         \
+        *stride = (S)(span * (chunks < n ? chunks : n));                                                   \
+        if (chunks < n && tid >= chunks) {                                                                 \
+            *lo = none;                                                                                    \
+        } else {                                                                                           \
+            *lo = (T)((U)*lo + span * tid);                                                                \
+            *up = (T)((U)*lo + span - (U)incr);                                                            \
+        }                                                                                                  \
+        if (last)                                                                                          \
+            *last = tid == (chunks - 1) % n;                                                               \
+    }                                                                                                      \
+    /* schedule(static): one contiguous block per thread, trip / n iterations, one more for the first      \
+     * trip % n threads (libomp's "balanced" split); one iteration each when trip < n */                  \
+    static void blocked_##sfx(unsigned tid, unsigned n, U trip, T none, int32_t *last, T *lo, T *up,        \
+                              S *stride, S incr)                                                           \
+    {                                                                                                      \
+        *stride = (S)trip;                                                                                 \
+        if (trip < n) {                                                                                    \
+            if (tid < trip)                                                                                \
+                *lo = *up = (T)((U)*lo + (U)tid * (U)incr);                                                \
+            else                                                                                           \
+                *lo = none;                                                                                \
+            if (last)                                                                                      \
+                *last = tid == trip - 1;                                                                   \
+            return;                                                                                        \
+        }                                                                                                  \
+        const U small = trip / n, extras = trip % n;                                                       \
+        *lo = (T)((U)*lo + (U)incr * ((U)tid * small + (tid < extras ? tid : extras)));                    \
+        *up = (T)((U)*lo + small * (U)incr - (tid < extras ? 0 : (U)incr));                                \
+        if (last)                                                                                          \
+            *last = tid == n - 1;                                                                          \
+    }                                                                                                      \
+    static void partition_##sfx(unsigned tid, unsigned n, int32_t sched, int32_t *last, T *lo, T *up,       \
+                                S *stride, S incr, S chunk)                                                \
+    {                                                                                                      \
+        const T first = *lo, end = *up;                                                                    \
+        const int up_dir = incr > 0;                                                                       \
+        if (up_dir ? end < first : first < end) { /* no iteration: bounds untouched */                     \
+            if (last)                                                                                      \
+                *last = 0;                                                                                 \
+            *stride = incr;                                                                                \
+            return;                                                                                        \
+        }                                                                                                  \
+        const U range = up_dir ? (U)end - (U)first : (U)first - (U)end;                                    \
+        if (n == 1) { /* the whole range */                                                                \
+            if (last)                                                                                      \
+                *last = 1;                                                                                 \
+            *stride = up_dir ? (S)(range + 1) : (S) - (range + 1);                                         \
+            return;                                                                                        \
+        }                                                                                                  \
+        const U trip = range / (up_dir ? (U)incr : (U)-incr) + 1;                                          \
+        const T none = (T)((U)end + (up_dir ? 1 : (U)-1)); /* a lower bound past the end: no iteration */ \
+        if ((sched & ~SCHED_MODIFIERS) == SCHED_STATIC_CHUNKED)                                            \
+            chunked_##sfx(tid, n, trip, none, last, lo, up, stride, incr, chunk);                          \
+        else                                                                                               \
+            blocked_##sfx(tid, n, trip, none, last, lo, up, stride, incr);                                 \
     }
-PARTITION(partition_4, int32_t, uint32_t, int32_t)
-PARTITION(partition_4u, uint32_t, uint32_t, int32_t)
-PARTITION(partition_8, int64_t, uint64_t, int64_t)
-PARTITION(partition_8u, uint64_t, uint64_t, int64_t)
+PARTITION(4, int32_t, uint32_t, int32_t)
+PARTITION(4u, uint32_t, uint32_t, int32_t)
+PARTITION(8, int64_t, uint64_t, int64_t)
+PARTITION(8u, uint64_t, uint64_t, int64_t)
 
 typedef void (*init4_t)(void *, int32_t, int32_t, int32_t *, int32_t *, int32_t *, int32_t *, int32_t, int32_t);
 typedef void (*init4u_t)(void *, int32_t, int32_t, int32_t *, uint32_t *, uint32_t *, int32_t *, int32_t, int32_t);
