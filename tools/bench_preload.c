@@ -4,7 +4,10 @@
  *   andgate bench --preload apps [--apps LIST] [--threads LIST] [--bind both|true|false]
  *                 [--constructs all|none|LIST] [--repeat N] [--timeout S] [--quick] [--json FILE] [--report DIR] [--csv FILE]
  * A configuration runs plain and under LD_PRELOAD alternately, `repeat` times each, every child with a
- * time limit; the whole result document is rewritten after each configuration, so it stays valid JSON
+ * time limit. The speedup (apps) and ratio (constructs) are the median over the pairs of back-to-back
+ * runs of each pair's ratio: this VM's core-to-core latency changes mode every few seconds (50, 100 or
+ * 240 ns one-way), which moves a barrier-bound run's time by 2x; both runs of a pair usually see the
+ * same mode, two medians taken over different runs need not; the whole result document is rewritten after each configuration, so it stays valid JSON
  * whatever happens later. The summary, the report and the CSV come from python/andgate_report. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,8 +43,8 @@ struct rec { /* an app configuration (or the single command), or one construct *
     char name[32], cmd[256];
     const char *compiler, *runtime, *bind;
     unsigned threads, np, ns;
-    double plain[MAXRUNS], shim[MAXRUNS]; /* apps: wall times, s */
-    double rt_med, rt_min, sh_med, sh_min; /* constructs: overhead per construct, ns */
+    double plain[MAXRUNS], shim[MAXRUNS]; /* apps: wall times, s; constructs: each run's median overhead, ns */
+    double plain_min, shim_min;           /* constructs: the least overhead of any run, ns */
     int identical, compared;
     char error[400];
 };
@@ -81,6 +84,18 @@ static void median_min(const double *v, unsigned n, double *med, double *min)
     qsort(s, n, sizeof *s, cmp_double);
     *med = n ? (n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NAN;
     *min = n ? s[0] : NAN;
+}
+
+/* The median over pairs i of num[i] / den[i] (runs i of both sides were taken back to back). */
+static double paired_ratio(const double *num, const double *den, unsigned n)
+{
+    double q[MAXRUNS], med, min;
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (den[i] > 0)
+            q[k++] = num[i] / den[i];
+    median_min(q, k, &med, &min);
+    return med;
 }
 
 /* ---- the result document ---- */
@@ -126,7 +141,8 @@ static void write_app(FILE *f, const struct rec *r)
     jtimes(f, "preload_s", r->shim, r->ns);
     jnum(f, "median_plain_s", mp, 4), jnum(f, "median_preload_s", ms, 4);
     jnum(f, "min_plain_s", lp, 4), jnum(f, "min_preload_s", ls, 4);
-    jnum(f, "speedup", r->error[0] ? NAN : mp / ms, 3);
+    unsigned pairs = r->np < r->ns ? r->np : r->ns;
+    jnum(f, "speedup", r->error[0] ? NAN : paired_ratio(r->plain, r->shim, pairs), 3);
     if (r->compared)
         fprintf(f, ",\"output_identical\":%s", r->identical ? "true" : "false");
     jstatus(f, r);
@@ -136,9 +152,12 @@ static void write_con(FILE *f, const struct rec *r)
 {
     fprintf(f, "{\"construct\":\"%s\",\"compiler\":\"%s\",\"runtime\":\"%s\",\"bind\":\"%s\",\"threads\":%u",
             r->name, r->compiler, r->runtime, r->bind, r->threads);
-    jnum(f, "runtime_ns", r->rt_med, 1), jnum(f, "shim_ns", r->sh_med, 1);
-    jnum(f, "runtime_min_ns", r->rt_min, 1), jnum(f, "shim_min_ns", r->sh_min, 1);
-    jnum(f, "ratio", r->error[0] || r->rt_med <= 0 ? NAN : r->sh_med / r->rt_med, 3);
+    double rt, sh, lo;
+    median_min(r->plain, r->np, &rt, &lo);
+    median_min(r->shim, r->ns, &sh, &lo);
+    jnum(f, "runtime_ns", rt, 1), jnum(f, "shim_ns", sh, 1);
+    jnum(f, "runtime_min_ns", r->plain_min, 1), jnum(f, "shim_min_ns", r->shim_min, 1);
+    jnum(f, "ratio", r->error[0] || r->np != r->ns ? NAN : paired_ratio(r->shim, r->plain, r->np), 3);
     jstatus(f, r);
 }
 
@@ -220,8 +239,9 @@ static void run_pair(struct pre *p, struct rec *r, char *const argv[], char *con
     if (r->error[0])
         fprintf(stderr, "andgate bench --preload: %s: FAILED: %s\n", label, r->error);
     else
-        fprintf(stderr, "andgate bench --preload: %s: plain %.3f s, preloaded %.3f s (medians of %u), %.2fx%s\n",
-                label, mp, ms, r->np, mp / ms, r->identical ? "" : ", OUTPUT DIFFERS");
+        fprintf(stderr, "andgate bench --preload: %s: plain %.3f s, preloaded %.3f s (medians of %u), %.2fx "
+                "(median of the pairs' ratios)%s\n", label, mp, ms, r->np, paired_ratio(r->plain, r->shim, r->np),
+                r->identical ? "" : ", OUTPUT DIFFERS");
     free(ref.out), free(cur.out), free(env[0]), free(env[1]);
 }
 
@@ -247,7 +267,7 @@ static struct rec *new_rec(struct rec *arr, unsigned *n, const char *name, unsig
     snprintf(r->name, sizeof r->name, "%s", name);
     r->compiler = c < 2 ? CC[c][0] : "cc", r->runtime = c < 2 ? CC[c][1] : "pthread";
     r->bind = bind, r->threads = t;
-    r->rt_med = r->rt_min = r->sh_med = r->sh_min = NAN;
+    r->plain_min = r->shim_min = INFINITY;
     return r;
 }
 
@@ -319,7 +339,38 @@ static int parse_construct(const char *out, const char *name, unsigned threads, 
     return 0;
 }
 
-/* omp-constructs-<compiler> for each bind and thread count, plain and preloaded: a record per construct */
+/* One pair of runs of the construct program (plain, then preloaded) into the records first..first+k-1,
+ * one per construct of `list`: each run's median overhead appended, the least kept. */
+static void construct_pair(struct pre *p, char *const argv[], char **const env[2], const char *list, unsigned first,
+                           unsigned threads)
+{
+    struct ag_child run[2] = { { 0 } };
+    for (int s = 0; s < 2; s++)
+        if (ag_child_run(argv, env[s], p->timeout ? p->timeout : p->quick ? 60 : 300, &run[s]))
+            break;
+    int bad = run[0].error[0] ? 0 : run[1].error[0] ? 1 : -1;
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", list);
+    unsigned i = first;
+    for (char *save, *k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save), i++) {
+        struct rec *r = &p->con[i];
+        double med[2], min[2];
+        if (r->error[0])
+            continue;
+        if (bad >= 0) {
+            snprintf(r->error, sizeof r->error, "%s run: %s", bad ? "preloaded" : "plain", run[bad].error);
+            continue;
+        }
+        if (parse_construct(run[0].out, k, threads, &med[0], &min[0], r->error, sizeof r->error) ||
+            parse_construct(run[1].out, k, threads, &med[1], &min[1], r->error, sizeof r->error))
+            continue;
+        r->plain[r->np++] = med[0], r->shim[r->ns++] = med[1];
+        r->plain_min = fmin(r->plain_min, min[0]), r->shim_min = fmin(r->shim_min, min[1]);
+    }
+    free(run[0].out), free(run[1].out);
+}
+
+/* The construct overheads: for each compiler, bind and team size, `repeat` pairs of runs alternately. */
 static void run_constructs(struct pre *p)
 {
     const char *list = strcmp(p->constructs, "all") ? p->constructs : CONSTRUCTS;
@@ -333,28 +384,20 @@ static void run_constructs(struct pre *p)
         }
         for (unsigned b = 0; b < 2; b++)
             for (unsigned t = 0; t < p->nt && wanted(p->bind, BIND[b]); t++) {
-                char thr[40], bind[40];
+                char thr[40], bind[40], tmp[512];
                 snprintf(thr, sizeof thr, "OMP_NUM_THREADS=%u", p->threads[t]);
                 snprintf(bind, sizeof bind, "OMP_PROC_BIND=%s", BIND[b]);
                 char *argv[] = { path, "-c", (char *)list, p->quick ? "-q" : NULL, NULL }, *extra[] = { thr, bind, NULL };
                 char **env[2] = { ag_child_env(NULL, extra), ag_child_env(p->shim, extra) };
-                struct ag_child run[2] = { { 0 } };
-                for (int s = 0; s < 2; s++)
-                    if (ag_child_run(argv, env[s], p->timeout ? p->timeout : p->quick ? 60 : 300, &run[s]))
-                        break;
-                fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: plain %.1f s, "
-                        "preloaded %.1f s\n", CC[c][0], BIND[b], p->threads[t], run[0].wall, run[1].wall);
-                int bad = run[0].error[0] ? 0 : run[1].error[0] ? 1 : -1;
-                char tmp[512];
+                unsigned first = p->nc;
                 snprintf(tmp, sizeof tmp, "%s", list);
-                for (char *save, *k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-                    struct rec *r = new_rec(p->con, &p->nc, k, c, BIND[b], p->threads[t]);
-                    if (bad >= 0)
-                        snprintf(r->error, sizeof r->error, "%s run: %s", bad ? "preloaded" : "plain", run[bad].error);
-                    else if (!parse_construct(run[0].out, k, p->threads[t], &r->rt_med, &r->rt_min, r->error, sizeof r->error))
-                        parse_construct(run[1].out, k, p->threads[t], &r->sh_med, &r->sh_min, r->error, sizeof r->error);
-                }
-                free(run[0].out), free(run[1].out), free(env[0]), free(env[1]);
+                for (char *save, *k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save))
+                    new_rec(p->con, &p->nc, k, c, BIND[b], p->threads[t]);
+                for (unsigned i = 0; i < p->repeat; i++)
+                    construct_pair(p, argv, env, list, first, p->threads[t]);
+                fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: %u pairs of runs\n",
+                        CC[c][0], BIND[b], p->threads[t], p->repeat);
+                free(env[0]), free(env[1]);
                 write_doc(p, p->path);
             }
     }

@@ -1,11 +1,11 @@
 """Results of `andgate bench --preload` (mode "preload"): the summary tables, the plots and the page.
 
   apps        one record per app x compiler x bind x threads (or one per command, without "app"): wall
-              times plain and under LD_PRELOAD=libandgate-preload.so; speedup = median plain / median
-              preloaded (above 1: the shim is faster)
+              times plain and under LD_PRELOAD=libandgate-preload.so; speedup = the median over the
+              pairs of back-to-back runs of plain / preloaded (above 1: the shim is faster)
   constructs  one record per OpenMP construct x compiler x bind x threads (bench/omp_constructs.c):
-              overhead per construct in ns, runtime alone and under the shim; ratio = shim / runtime
-              (below 1: the shim is faster)
+              overhead per construct in ns, runtime alone and under the shim (medians over the pairs
+              of runs); ratio = the median over the pairs of shim / runtime (below 1: the shim is faster)
 
 Plots: speedup.png (speedup per app, a bar per compiler/bind/threads) and constructs.png (ratio per
 construct, the same grouping); each is left out when the document has nothing for it. The CSV of a
@@ -92,7 +92,7 @@ def summary_lines(doc):
     if doc.get("apps"):
         n = doc.get("repeat", "?")
         lines.append(f"apps: wall time, median of {n} run{'' if n == 1 else 's'} each, plain and preloaded "
-                     "alternately; speedup = plain / preloaded")
+                     "alternately; speedup = median over the pairs of plain / preloaded")
         headers = ("app", "compiler", "bind", "threads", "plain s", "preloaded s", "speedup", "output", "status")
         rows = app_rows(doc)
         left = (0, 1, 2, 7)
@@ -100,8 +100,9 @@ def summary_lines(doc):
             headers, rows, left = ("command",) + headers[4:], [(x[0],) + x[4:] for x in rows], (0, 4)
         lines += _text_table(headers, rows, left)
     if doc.get("constructs"):
-        lines.append("constructs: overhead per construct, median ns (bench/omp_constructs.c); "
-                     "ratio = shim / runtime")
+        n = doc.get("repeat", "?")
+        lines.append(f"constructs: overhead per construct, median ns over {n} pair{'' if n == 1 else 's'} of runs "
+                     "(bench/omp_constructs.c); ratio = median over the pairs of shim / runtime")
         lines += _text_table(("construct", "compiler", "bind", "threads", "runtime ns", "shim ns", "ratio",
                               "status"), construct_rows(doc), left=(0, 1, 2))
     if not lines:
@@ -165,7 +166,7 @@ def _groups(records, name, value):
 def plot_speedup(doc, path):
     return _grouped_bars(_groups(doc.get("apps", []), app_name, "speedup"), path,
                          f"Wall-time speedup under libandgate-preload.so\n{doc['host'].get('model', '?')}",
-                         "median plain / median preloaded", "above 1: faster with the shim")
+                         "plain / preloaded, median over pairs of runs", "above 1: faster with the shim")
 
 
 def plot_constructs(doc, path):
@@ -177,10 +178,10 @@ def plot_constructs(doc, path):
 # ---- the page ---------------------------------------------------------------------------------
 
 PLOT_CAPTIONS = {
-    "speedup.png": "Speedup of each app under libandgate-preload.so (median plain wall time / median "
-                   "preloaded), a bar per compiler, binding and thread count; the line is 1 (no change).",
+    "speedup.png": "Speedup of each app under libandgate-preload.so (plain wall time / preloaded, the "
+                   "median over pairs of back-to-back runs), a bar per compiler, binding and thread count; the line is 1 (no change).",
     "constructs.png": "Overhead of each OpenMP construct under the shim divided by the runtime's own "
-                      "(median ns of omp-constructs); the line is 1.",
+                      "(median over pairs of runs of omp-constructs); the line is 1.",
 }
 
 
