@@ -2,6 +2,7 @@
  * share a process with libandgate's). Output: the result JSON of DESIGN.md, mode "sim", with traffic
  * counts per episode; a table on stderr. docs/sim.md. */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,47 +11,48 @@
 
 #include "engine.h"
 #include "hw.h"
+#include "auto.h"
 #include "counts.h"
 #include "json.h"
 #include "machine.h"
 #include "model.h"
+#include "opts.h"
 #include "spec.h"
 
-static int usage(void)
-{
-    fprintf(stderr,
-            "usage: andgate sim [--machine NAME|FILE] [--algos all|sw|hw|LIST] [--threads LIST]\n"
-            "                   [--wait spin] [--method latency|epcc|jitter] [--late-ns X] [--work-ns X]\n"
-            "                   [--work-jitter-ns X]\n"
-            "                   [--episodes N] [--seed S] [--schedule fixed|random] [--pin cores|compact|scatter]\n"
-            "                   [--alpha X] [--model] [--json FILE|-] [--report DIR] [--quiet]\n"
-            "       andgate sim --machines          (the machine descriptions found)\n"
-            "--threads: 2,4,8 or 2-8; LIST: algorithm specs and hw-* devices separated by ';' (andgate list; andgate sim --algos hw).\n");
-    return 2;
-}
+struct cli {
+    const char *machine, *algos, *threads, *json, *pin, *wait, *method, *schedule;
+    unsigned episodes;
+    unsigned long long seed;
+    double late_ns, work_ns, work_jitter_ns, alpha;
+    int quiet, model, machines;
+};
+
+#define O(f) offsetof(struct cli, f)
+static const struct ag_opt options[] = {
+    { "--machine", AG_OPT_STR, O(machine), 0, 0, NULL, "NAME|FILE", "the modeled machine (default kunpeng920; --machines lists them)" },
+    { "--algos", AG_OPT_STR, O(algos), 0, 0, NULL, "all|sw|hw|LIST", "specs (auto allowed) and hw-* devices separated by ';' or ','" },
+    { "--threads", AG_OPT_STR, O(threads), 0, 0, NULL, "LIST|RANGE", "participant counts: 2,4,8 or 2-8 (default 2,4,8,16,32,64)" },
+    { "--wait", AG_OPT_WORD, O(wait), 0, 0, "spin|pause", NULL, "waiters spin on their cached copy (the model has no sleeping)" },
+    { "--method", AG_OPT_WORD, O(method), 0, 0, "latency|epcc|jitter", NULL, "what to measure (default latency)" },
+    { "--late-ns", AG_OPT_NUM, O(late_ns), 0, 1e9, NULL, "NS", "jitter method: the late participant's delay (default 100000)" },
+    { "--work-ns", AG_OPT_NUM, O(work_ns), 0, 1e9, NULL, "NS", "work between episodes" },
+    { "--work-jitter-ns", AG_OPT_NUM, O(work_jitter_ns), 0, 1e9, NULL, "NS", "uniform extra work per participant" },
+    { "--episodes", AG_OPT_UINT, O(episodes), 1, 10000000, NULL, "N", "episodes per run (default 200)" },
+    { "--seed", AG_OPT_U64, O(seed), 0, 9007199254740992.0, NULL, "S", "random schedule and jitter seed (default 1)" },
+    { "--schedule", AG_OPT_WORD, O(schedule), 0, 0, "fixed|random", NULL, "which ready participant runs next" },
+    { "--pin", AG_OPT_WORD, O(pin), 0, 0, "cores|compact|scatter", NULL, "placement on the machine (default cores)" },
+    { "--alpha", AG_OPT_NUM, O(alpha), 0, 1, NULL, "X", "what-if: every layer's invalidation weight" },
+    { "--model", AG_OPT_FLAG, O(model), 0, 0, NULL, NULL, "002's analytical models beside the simulation" },
+    { "--json", AG_OPT_STR, O(json), 0, 0, NULL, "FILE|-", "the result document (default and - : stdout)" },
+    { "--quiet", AG_OPT_FLAG, O(quiet), 0, 0, NULL, NULL, "no table on stderr" },
+    { "--machines", AG_OPT_FLAG, O(machines), 0, 0, NULL, NULL, "list the machine descriptions found" },
+    { NULL, AG_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL },
+};
 
 static int fail_arg(const char *opt, const char *v, const char *want)
 {
     fprintf(stderr, "andgate sim: %s '%s': expected %s\n", opt, v, want);
     return 2;
-}
-
-static int parse_u(const char *v, unsigned long long *out)
-{
-    char *end;
-    if (!*v || *v == '-')
-        return -1;
-    errno = 0;
-    *out = strtoull(v, &end, 10);
-    return *end || errno ? -1 : 0;
-}
-
-/* A time or weight: finite, not negative, at most 1 s of virtual time. */
-static int parse_d(const char *v, double *out)
-{
-    char *end;
-    *out = strtod(v, &end);
-    return *v && !*end && isfinite(*out) && *out >= 0 && *out <= 1e9 ? 0 : -1;
 }
 
 struct item {
@@ -59,6 +61,11 @@ struct item {
 };
 
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+static int by_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
 
 static int list_machines(void)
 {
@@ -80,64 +87,42 @@ static int list_machines(void)
     return 0;
 }
 
+/* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
+ * pin, the cache groups they occupy, and a spinning wait (the only kind the simulator models). */
+static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin)
+{
+    unsigned hw[SIM_MAX_THREADS], groups = 0;
+    char err[300];
+    if (n > SIM_MAX_THREADS || sim_place(m, n, pin, hw, err, sizeof err))
+        return ag_auto_algo(n, 1, 1);
+    qsort(hw, n, sizeof *hw, by_unsigned); /* topology order, as the library ranks participants */
+    for (unsigned i = 0, prev = 0; i < n; i++) {
+        unsigned u = sim_machine_unit(m, hw[i], m->cache_level);
+        groups += !i || u != prev;
+        prev = u;
+    }
+    return ag_auto_algo(n, 1, groups);
+}
+
 int main(int argc, char **argv)
 {
-    const char *machine = "kunpeng920", *algos = "all", *threads = "2,4,8,16,32,64", *json = NULL, *pin = "cores";
-    struct sim_opts base = { .episodes = 200, .seed = 1, .late_ns = 100000 };
-    int quiet = 0, model = 0;
-    double alpha = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--machines"))
-            return list_machines();
-        if (!strcmp(a, "--quiet") || !strcmp(a, "--model")) {
-            *(a[2] == 'q' ? &quiet : &model) = 1;
-            continue;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help") || i + 1 >= argc)
-            return usage();
-        const char *v = argv[++i];
-        unsigned long long u;
-        if (!strcmp(a, "--machine")) machine = v;
-        else if (!strcmp(a, "--algos")) algos = v;
-        else if (!strcmp(a, "--threads")) threads = v;
-        else if (!strcmp(a, "--json")) json = v;
-        else if (!strcmp(a, "--pin")) pin = v;
-        else if (!strcmp(a, "--episodes")) {
-            if (parse_u(v, &u) || !u || u > 10000000)
-                return fail_arg(a, v, "a count from 1 to 10000000");
-            base.episodes = (unsigned)u;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_u(v, &u))
-                return fail_arg(a, v, "a whole number");
-            base.seed = u;
-        } else if (!strcmp(a, "--schedule")) {
-            if (strcmp(v, "fixed") && strcmp(v, "random"))
-                return fail_arg(a, v, "fixed or random");
-            base.random_schedule = !strcmp(v, "random");
-        } else if (!strcmp(a, "--method")) {
-            if (strcmp(v, "latency") && strcmp(v, "jitter") && strcmp(v, "epcc"))
-                return fail_arg(a, v, "latency, epcc or jitter");
-            base.method = !strcmp(v, "jitter") ? SIM_JITTER : !strcmp(v, "epcc") ? SIM_EPCC : SIM_LATENCY;
-        } else if (!strcmp(a, "--late-ns")) {
-            if (parse_d(v, &base.late_ns))
-                return fail_arg(a, v, "a time in ns, not negative");
-        } else if (!strcmp(a, "--work-ns")) {
-            if (parse_d(v, &base.work_ns))
-                return fail_arg(a, v, "a time in ns, not negative");
-        } else if (!strcmp(a, "--work-jitter-ns")) {
-            if (parse_d(v, &base.work_jitter_ns))
-                return fail_arg(a, v, "a time in ns, not negative");
-        } else if (!strcmp(a, "--alpha")) {
-            if (parse_d(v, &alpha) || alpha > 1)
-                return fail_arg(a, v, "an invalidation weight in [0, 1]");
-        } else if (!strcmp(a, "--wait")) {
-            /* the engine models a waiter that spins on its cached copy and re-reads when the line is
-             * written; sleeping (block, hybrid, auto) has no cost model in the machine files */
-            if (strcmp(v, "spin") && strcmp(v, "pause"))
-                return fail_arg(a, v, "spin or pause (the simulator models spinning waiters only; docs/sim.md)");
-        } else return usage();
+    struct cli cli = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores",
+                     .wait = "spin", .method = "latency", .schedule = "fixed", .episodes = 200, .seed = 1,
+                     .late_ns = 100000, .alpha = -1 };
+    if (ag_opts_parse("andgate sim", options, &cli, argc, argv, 1)) {
+        printf("usage: andgate sim [OPTIONS] [--report DIR]\n");
+        ag_opts_usage(stdout, options);
+        printf("docs/options.md lists every option of bench and sim; docs/sim.md explains the model.\n");
+        return 0;
     }
+    if (cli.machines)
+        return list_machines();
+    const char *machine = cli.machine, *algos = cli.algos, *threads = cli.threads, *json = cli.json, *pin = cli.pin;
+    int quiet = cli.quiet, model = cli.model;
+    double alpha = cli.alpha;
+    struct sim_opts base = { .episodes = cli.episodes, .seed = cli.seed, .late_ns = cli.late_ns, .work_ns = cli.work_ns,
+                             .work_jitter_ns = cli.work_jitter_ns, .random_schedule = !strcmp(cli.schedule, "random") };
+    base.method = !strcmp(cli.method, "jitter") ? SIM_JITTER : !strcmp(cli.method, "epcc") ? SIM_EPCC : SIM_LATENCY;
     struct sim_machine m;
     char err[600];
     if (sim_machine_load(machine, &m, err, sizeof err)) {
@@ -161,18 +146,20 @@ int main(int argc, char **argv)
         if (strlen(algos) >= sizeof buf)
             return fail_arg("--algos", "...", "a list shorter than 4096 characters");
         snprintf(buf, sizeof buf, "%s", algos);
-        for (char *save, *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
-            if (ni == 128)
-                return fail_arg("--algos", "...", "at most 128 entries");
-            items[ni++] = (struct item){ t, sim_hw_find(t) };
-        }
+        char *specs[128];
+        ni = ag_spec_split_list(buf, specs, 128);
+        if (ni > 128)
+            return fail_arg("--algos", "...", "at most 128 entries");
+        for (unsigned i = 0; i < ni; i++)
+            items[i] = (struct item){ specs[i], sim_hw_find(specs[i]) };
     }
     if (!ni)
         return fail_arg("--algos", algos, "all, sw, hw, or algorithm specs and hw-* devices separated by ';'");
     for (unsigned i = 0; i < ni; i++) { /* every spec checked before anything runs */
         struct ag_spec sp;
         char msg[600];
-        if (!items[i].hw && ag_spec_parse(&ag_algo_table, items[i].spec, &sp, msg, sizeof msg)) {
+        if (!items[i].hw && strcmp(items[i].spec, "auto") &&
+            ag_spec_parse(&ag_algo_table, items[i].spec, &sp, msg, sizeof msg)) {
             fprintf(stderr, "andgate sim: --algos: %s; or a hardware device:", msg);
             for (unsigned d = 0; sim_hw_devices[d]; d++)
                 fprintf(stderr, " %s", sim_hw_devices[d]->name);
@@ -225,10 +212,10 @@ int main(int argc, char **argv)
         for (unsigned c = 0; c < nc; c++) {
             struct sim_opts o = base;
             o.m = &m;
-            o.algo = items[i].spec;
+            o.n = counts[c];
+            o.algo = items[i].hw || strcmp(items[i].spec, "auto") ? items[i].spec : auto_on(&m, o.n, pin);
             o.hw = items[i].hw;
             o.pin = pin;
-            o.n = counts[c];
             struct sim_result r;
             int rc = sim_run(&o, &r);
             if (rc == EINVAL && items[i].hw && (want_hw || want_sw))
@@ -242,10 +229,11 @@ int main(int argc, char **argv)
             fprintf(out, "%s{\"impl\":", first ? "" : ",\n");
             first = 0;
             char impl[256];
-            snprintf(impl, sizeof impl, "%s:%s", items[i].hw ? "hw" : "andgate", r.describe[0] ? r.describe : o.algo);
+            snprintf(impl, sizeof impl, "%s:%s%s", items[i].hw ? "hw" : "andgate", r.describe[0] ? r.describe : o.algo,
+                     o.algo != items[i].spec ? " (auto)" : "");
             json_str(out, impl);
-            fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":\"spin\",\"pinning\":\"%s\",\"method\":\"%s\"",
-                    items[i].hw ? "hw" : "andgate", o.n, pin,
+            fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":\"%s\",\"pinning\":\"%s\",\"method\":\"%s\"",
+                    items[i].hw ? "hw" : "andgate", o.n, cli.wait, pin,
                     o.method == SIM_JITTER ? "jitter" : o.method == SIM_EPCC ? "epcc" : "latency");
             char settings[160];
             snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s", pin, o.work_ns,

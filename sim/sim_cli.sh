@@ -40,19 +40,19 @@ bad() { # the arguments must be refused with exit 2 and a message containing $1
   set +e; msg=$("$build/bin/andgate" sim "$@" 2>&1); rc=$?; set -e
   [ $rc -eq 2 ] && [[ "$msg" == *"$want"* ]] || { echo "FAIL: andgate sim $* -> rc=$rc: $msg"; exit 1; }
 }
-bad "expected fixed or random" --schedule sometimes
+bad "--schedule: expected one of fixed|random, got 'sometimes'" --schedule sometimes
 bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
 bad "expected a list of at most 64 participant counts" --threads 2,x
 bad "expected a list of at most 64 participant counts" --threads ''
 bad "expected a list of at most 64 participant counts" --threads 2,
 bad "expected all, sw, hw, or algorithm specs" --algos ';;'
-bad "expected cores, compact or scatter" --pin diagonal --algos hw
-bad "expected a time in ns, not negative" --work-ns inf
+bad "--pin: expected one of cores|compact|scatter" --pin diagonal --algos hw
+bad "--work-ns: expected a number in 0..1e+09, got 'inf'" --work-ns inf
 bad "with --report the result must go to a file" --report "$out/r2" --json -
-bad "models spinning waiters only" --wait block
+bad "--wait: expected one of spin|pause" --wait block
 bad "unknown algorithm" --algos 'nosuch' --threads 2
-bad "expected latency, epcc or jitter" --method throughput
-bad "an invalidation weight in [0, 1]" --alpha 1.5
+bad "--method: expected one of latency|epcc|jitter" --method throughput
+bad "--alpha: expected a number in 0..1" --alpha 1.5
 echo "bad arguments: 13 passed, 0 failed"
 # a report directory whose name holds a quote and a space: no shell between andgate and python
 "$build/bin/andgate" sim --machine tile64 --algos central --threads 2 --episodes 5 --quiet --report "$out/it's here"

@@ -1,5 +1,6 @@
 /* barrier.c — the barrier object: validation, spec resolution, layout, dispatch, errors. */
 #define _GNU_SOURCE
+#include "auto.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -36,23 +37,11 @@ static const char *pick(const char *given, const char *env)
     return e && *e ? e : "auto";
 }
 
-/* algo=auto, the documented rule (docs/guide.md, "Automatic choice"):
- *   1 participant, or a policy that does not spin (block, yield, or auto when participants outnumber
- *     the usable CPUs): central — one flag, so a single futex call wakes every sleeper;
- *   participants spread over several cache groups with some group holding two or more: hybrid with
- *     group=cache (003 §4: centralized inside, dissemination across);
- *   up to 16 participants: dissemination, ways=1 (fewest rounds of parallel one-to-one signals);
- *   more: stour with 002 §V's defaults (fan-in 4, padded flags, NUMA-aware wake-up). */
+/* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
 static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const struct ag_shape *sh)
 {
-    if (n == 1 || wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0))
-        return "central";
-    unsigned g = sh->ngroups[AG_LVL_CACHE];
-    if (g > 1 && g < n)
-        return "hybrid:group=cache";
-    if (n <= 16)
-        return "dissemination";
-    return "stour";
+    int spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
+    return ag_auto_algo(n, spins, sh->ngroups[AG_LVL_CACHE]);
 }
 
 int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,

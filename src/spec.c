@@ -198,3 +198,22 @@ int ag_spec_format(const struct ag_table *t, const struct ag_spec *sp, char *buf
     }
     return n;
 }
+
+unsigned ag_spec_split_list(char *s, char **out, unsigned max)
+{
+    unsigned n = 0;
+    char *prev_end = NULL; /* the ',' that ended the previous piece of this ';' item, or NULL */
+    for (char *p = s; p && *p;) {
+        size_t k = strcspn(p, ",;");
+        char sep = p[k], *next = sep ? p + k + 1 : NULL;
+        p[k] = '\0';
+        int glue = prev_end && strchr(p, '=') && !strchr(p, ':');
+        if (glue)
+            *prev_end = ','; /* the spec continues: put its comma back */
+        else if (*p && n++ < max)
+            out[n - 1] = p;
+        prev_end = sep == ',' && (glue || *p) ? p + k : NULL;
+        p = next;
+    }
+    return n > max ? max + 1 : n;
+}

@@ -37,6 +37,12 @@ int ag_spec_format(const struct ag_table *t, const struct ag_spec *sp, char *buf
 /* One key's value as written in a spec ("4", "numa"). */
 int ag_key_format(const struct ag_key *k, long v, char *buf, size_t len);
 
+/* Split a list of specs in place, as every command line reads one (`andgate bench --algos`,
+ * `andgate sim --algos`): items are separated by ';' or ','; a ','-separated piece that has '=' and no
+ * ':' continues the spec before it, so "stour:fanin=4,pad=line,dissemination" is two specs. Empty
+ * items are dropped. Returns how many (at most max), or max + 1 when there are more. */
+unsigned ag_spec_split_list(char *s, char **out, unsigned max);
+
 /* Iterate a kind's keys followed by the table's common keys; NULL past the end. */
 const struct ag_key *ag_spec_key(const struct ag_table *t, const struct ag_kind *kind, unsigned j);
 

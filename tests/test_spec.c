@@ -1,6 +1,7 @@
 /* test_spec.c — the one spec parser: defaults, canonical form round trips, and rejection of every
  * malformed string with a message naming what was expected. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -58,6 +59,28 @@ int main(void)
           "integer group");
     CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=cache", &sp, msg, sizeof msg) == 0 && sp.val[0] == -2,
           "word group");
+
+    /* spec lists (ag_spec_split_list): ';' and ',' separate, a ',' piece with '=' and no ':' continues */
+    static const struct { const char *in; unsigned n; const char *items[4]; } lists[] = {
+        { "stour:fanin=4,pad=line,dissemination", 2, { "stour:fanin=4,pad=line", "dissemination" } },
+        { "central;mcs", 2, { "central", "mcs" } },
+        { "all,auto", 2, { "all", "auto" } },
+        { "hybrid:group=numa;stour:fanin=8,wake=global", 2, { "hybrid:group=numa", "stour:fanin=8,wake=global" } },
+        { ",central,,;mcs;", 2, { "central", "mcs" } },
+        { "ways=2,central", 2, { "ways=2", "central" } },
+        { "", 0, { NULL } },
+    };
+    for (unsigned i = 0; i < sizeof lists / sizeof *lists; i++) {
+        char buf[128], *items[8];
+        snprintf(buf, sizeof buf, "%s", lists[i].in);
+        unsigned n = ag_spec_split_list(buf, items, 8);
+        CHECK(n == lists[i].n, "list '%s': %u items, want %u", lists[i].in, n, lists[i].n);
+        for (unsigned k = 0; k < n && k < lists[i].n; k++)
+            CHECK(!strcmp(items[k], lists[i].items[k]), "list '%s' item %u: '%s', want '%s'", lists[i].in, k,
+                  items[k], lists[i].items[k]);
+    }
+    char many[] = "a;b;c;d;e", *two[2];
+    CHECK(ag_spec_split_list(many, two, 2) == 3, "a list longer than max says max + 1");
 
     /* truncation never overflows: a 4-byte buffer still gets a NUL-terminated prefix */
     char tiny[4];

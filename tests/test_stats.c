@@ -1,4 +1,4 @@
-/* test_stats.c — the benchmark's order statistics (bench/stats.c): type-7 quantiles, summaries. */
+/* test_stats.c — the benchmark's order statistics (common/stats.c): type-7 quantiles, summaries. */
 #include <math.h>
 
 #include "check.h"

@@ -37,6 +37,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "andgate: unknown command '%s'\n", argv[1]);
-    return usage(stderr);
+    fprintf(stderr, "andgate: unknown command '%s' (andgate --help lists the commands)\n", argv[1]);
+    return 2;
 }

@@ -25,6 +25,8 @@
 #include "child.h"
 #include "cli.h"
 #include "counts.h"
+#include "host.h"
+#include "opts.h"
 #include "paths.h"
 #include "topo.h"
 
@@ -59,17 +61,8 @@ struct pre {
     unsigned na, nc;
 };
 
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "andgate bench --preload: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
+/* a bad command line or a file that cannot be written: one line, exit status 2 */
+#define die(...) ag_usage_error("andgate bench --preload", __VA_ARGS__)
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -487,7 +480,7 @@ int bench_preload(int argc, char **argv)
     char real[PATH_MAX];
     if (realpath(p.shim, real))
         snprintf(p.shim, sizeof p.shim, "%s", real);
-    ag_cpu_model(p.model, sizeof p.model);
+    ag_cpu_model(p.model, sizeof p.model, NULL);
     p.usable = ag_usable_cpus(), p.online = ag_topo_get()->ncpus;
     if (p.report && mkdir(p.report, 0777) && errno != EEXIST)
         die("cannot make %s: %s", p.report, strerror(errno));

@@ -10,8 +10,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 /* andgate bench --preload (tools/bench_preload.c), called by cmd_bench with its arguments */
 int bench_preload(int argc, char **argv);
-/* the CPU model name from /proc/cpuinfo, "unknown" when it has none (tools/cmd_bench.c) */
-void ag_cpu_model(char *buf, size_t len);
 
 #include "json.h"
 

@@ -5,6 +5,7 @@
 
 #include "andgate.h"
 #include "cli.h"
+#include "opts.h"
 #include "flags.h"
 #include "measure.h"
 #include "topo.h"
@@ -12,18 +13,27 @@
 
 int cmd_info(int argc, char **argv)
 {
-    int json = argc == 2 && !strcmp(argv[1], "--json"), measure = argc > 1 && !strcmp(argv[1], "--measure");
-    const char *out = NULL;
-    if (measure && argc == 4 && !strcmp(argv[2], "--out"))
-        out = argv[3];
-    else if (measure && argc == 3 && !strncmp(argv[2], "--out=", 6))
-        out = argv[2] + 6;
-    if ((argc > 1 && !json && !measure) || (measure && argc > 2 && !out) || (out && !*out)) {
-        fprintf(stderr, "usage: andgate info [--json]\n"
-                        "       andgate info --measure [--out FILE]   (default: ${XDG_DATA_HOME:-~/.local/share}"
-                        "/andgate/machines/host.json)\n");
-        return 2;
+    struct {
+        int json, measure;
+        const char *out;
+    } o = { 0, 0, NULL };
+    static const struct ag_opt options[] = {
+        { "--json", AG_OPT_FLAG, 0, 0, 0, NULL, NULL, "the same as JSON" },
+        { "--measure", AG_OPT_FLAG, sizeof(int), 0, 0, NULL, NULL, "measure this machine into a machine file for andgate sim" },
+        { "--out", AG_OPT_STR, 2 * sizeof(int), 0, 0, NULL, "FILE", "with --measure: where (default ${XDG_DATA_HOME:-~/.local/share}/andgate/machines/host.json)" },
+        { NULL, AG_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL },
+    };
+    if (ag_opts_parse("andgate info", options, &o, argc, argv, 1)) {
+        printf("usage: andgate info [--json] | --measure [--out FILE]\n");
+        ag_opts_usage(stdout, options);
+        return 0;
     }
+    if (o.out && (!*o.out || !o.measure))
+        ag_usage_error("andgate info", "--out: expected a file name, with --measure");
+    if (o.json && o.measure)
+        ag_usage_error("andgate info", "--json and --measure: one or the other");
+    int json = o.json, measure = o.measure;
+    const char *out = o.out;
     if (measure)
         return info_measure(out);
     const struct ag_topo *t = ag_topo_get();

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "spec.h"
 
 static void values(const struct ag_key *k, char *buf, size_t len)
@@ -72,10 +73,14 @@ static void print_table(const struct ag_table *t, int json)
 
 int cmd_list(int argc, char **argv)
 {
-    int json = argc > 1 && !strcmp(argv[1], "--json");
-    if (argc > 1 && !json) {
-        fprintf(stderr, "usage: andgate list [--json]\n");
-        return 2;
+    static const struct ag_opt options[] = {
+        { "--json", AG_OPT_FLAG, 0, 0, 0, NULL, NULL, "the same as JSON" },
+        { NULL, AG_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL },
+    };
+    int json = 0;
+    if (ag_opts_parse("andgate list", options, &json, argc, argv, 1)) {
+        printf("usage: andgate list [--json]   every algorithm and wait policy with its keys and defaults\n");
+        return 0;
     }
     if (json) {
         printf("{\"algorithms\":[");

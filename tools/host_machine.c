@@ -6,7 +6,7 @@
  * only where it splits its parent and groups several cores. The format has one count per level, so an
  * irregular set (a hybrid CPU, a partial affinity mask) is refused with a hint to restrict it.
  * Measured here (tools/measure.c): the hit cost (`self` layer), the one-way core-to-core latency of one
- * representative pair or two per sharing level present (bench/c2c.c's ping-pong), α per layer (002
+ * representative pair or two per sharing level present (common/c2c.c's ping-pong), α per layer (002
  * §III-B), the atomic's extra cost, and the core clock (the invariant TSC; cpufreq or a dependent-add
  * chain without one). Every value carries a `derived:` source naming the method and the run count. */
 #define _GNU_SOURCE
@@ -28,6 +28,7 @@
 
 #include "andgate.h"
 #include "clock.h"
+#include "host.h"
 #include "json.h"
 #include "measure.h"
 #include "topo.h"
@@ -301,34 +302,6 @@ static int read_line(const char *path, char *buf, size_t len)
     return ok ? 0 : -1;
 }
 
-/* "model name" (x86) or a fallback; hypervisor flag */
-static void cpu_model(char *model, size_t len, int *hypervisor)
-{
-    struct utsname u;
-    snprintf(model, len, "%s", uname(&u) == 0 ? u.machine : "unknown CPU");
-    *hypervisor = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[4096];
-    int got = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon)
-            continue;
-        if (!got && (!strncmp(line, "model name", 10) || !strncmp(line, "Model\t", 6))) {
-            char *v = colon + 1;
-            v += strspn(v, " \t");
-            v[strcspn(v, "\n")] = '\0';
-            snprintf(model, len, "%s", v);
-            got = 1;
-        }
-        if ((!strncmp(line, "flags", 5) && strstr(line, " hypervisor")))
-            *hypervisor = 1;
-    }
-    fclose(f);
-}
-
 /* ns, with about four significant digits and no exponent */
 static void num(FILE *f, double v)
 {
@@ -598,7 +571,7 @@ static void write_doc(FILE *f, const struct host *h, const struct facts *x)
         o = 0;
         for (unsigned p = 0; p < ly->npairs; p++)
             o += (size_t)snprintf(pairs + o, sizeof pairs - o, "%s%d-%d", p ? ", " : "", ly->pa[p], ly->pb[p]);
-        snprintf(src, sizeof src, SRC_MEASURED "core-to-core ping-pong one-way P (bench/c2c.c: round trip / 2, the "
+        snprintf(src, sizeof src, SRC_MEASURED "core-to-core ping-pong one-way P (common/c2c.c: round trip / 2, the "
                  "median of %d round trips per run) on CPUs %s, median of %u, minus the measured invalidation "
                  "alpha x L (a hand-off is L + alpha x L in the model, 002 §III-B)", C2C_ROUNDS, pairs,
                  ly->npairs * RUNS);
@@ -703,7 +676,7 @@ int info_measure(const char *out_arg)
 
     build_topology(&h, t);
     plan_layers(&h);
-    cpu_model(x.model, sizeof x.model, &x.hypervisor);
+    ag_cpu_model(x.model, sizeof x.model, &x.hypervisor);
     bench_clock_init();
     x.ghz = core_clock(h.cpu[0], x.clock_src, sizeof x.clock_src);
     x.line = cache_line(h.cpu[0], x.line_src, sizeof x.line_src);

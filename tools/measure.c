@@ -1,5 +1,5 @@
 /* measure.c — hit, core-to-core, invalidation, atomic and clock measurements for `andgate info --measure`
- * (see measure.h). Timings use the benchmark clock (bench/clock.h: the invariant TSC where there is one,
+ * (see measure.h). Timings use the benchmark clock (common/clock.h: the invariant TSC where there is one,
  * CLOCK_MONOTONIC otherwise); single operations are timed between two stamps and the stamp overhead
  * cancels in the differences taken by the caller. */
 #define _GNU_SOURCE
@@ -65,7 +65,7 @@ int measure_hit(unsigned line, unsigned loads, unsigned runs, double *ns)
     return 0;
 }
 
-/* ---- core-to-core: bench/c2c.c ---- */
+/* ---- core-to-core: common/c2c.c ---- */
 
 int measure_c2c(int a, int b, unsigned rounds, unsigned runs, double *ns)
 {

@@ -1,7 +1,7 @@
 /* measure.h — the measurements behind `andgate info --measure` (tools/host_machine.c turns them into an
  * andgate-machine/1 description of this machine, sim/machines/README.md):
  *   - the cost of a hit (a chain of dependent loads over lines resident in L1);
- *   - the one-way core-to-core latency between two CPUs (bench/c2c.c's ping-pong, round trip / 2);
+ *   - the one-way core-to-core latency between two CPUs (common/c2c.c's ping-pong, round trip / 2);
  *   - the invalidation cost of a store (002 §III-B: O_W = O_R + n·α·L; with n = 1 a store to a line one
  *     other CPU also holds, minus a store to a line this CPU owns, is α·L);
  *   - the extra cost of an atomic read-modify-write over a plain store on an owned line;
@@ -17,7 +17,7 @@
 int measure_hit(unsigned line, unsigned loads, unsigned runs, double *ns);
 
 /* One-way latency between CPUs a and b: per run, the median of `rounds` ping-pong round trips / 2
- * (bench/c2c.c). Pins the calling thread to a. 0, or -1 when a CPU cannot be pinned. */
+ * (common/c2c.c). Pins the calling thread to a. 0, or -1 when a CPU cannot be pinned. */
 int measure_c2c(int a, int b, unsigned rounds, unsigned runs, double *ns);
 
 /* Per run, over `trials` trials: the median time of a store + full fence by a (pinned there) to a line

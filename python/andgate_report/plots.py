@@ -136,7 +136,7 @@ def default_cdf_threads(doc):
 
 
 def plot_cdf(doc, path, threads):
-    """Samples are quantiles at evenly spaced probabilities 0, 1/(k-1), ..., 1 (bench/stats.h), drawn
+    """Samples are quantiles at evenly spaced probabilities 0, 1/(k-1), ..., 1 (common/stats.h), drawn
     as the CDF through them (linear between quantiles)."""
     results = [r for r in ok_results(doc, "latency")
                if r["threads"] == threads and len(r.get("samples_ns") or []) >= 2]

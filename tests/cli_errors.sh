@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The command line of andgate: every bad usage is refused before anything runs, with exit status 2 and
+# one line on stderr naming the option and what was expected; a measurement that fails (here a worker
+# killed after its time limit) leaves a result document that is valid JSON and validates against the
+# schema, with the failure in its record, and the command exits 1. Usage: cli_errors.sh BUILD SRC
+set -u
+build=$1 src=$2
+A="$build/bin/andgate"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export PYTHONPATH="$src/python"
+pass=0 failed=0
+no() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# refused ARGS... : exit 2, exactly one line on stderr, nothing on stdout, no document written
+refused() {
+  (cd "$tmp" && timeout 60 "$A" "$@" > "$tmp/out" 2> "$tmp/err"); local rc=$?
+  if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/-" ]; then
+    pass=$((pass + 1))
+  else
+    no "andgate $*: exit $rc, stderr $(wc -l < "$tmp/err") lines (want 2 and 1): $(head -3 "$tmp/err")"
+  fi
+}
+refused bench --episodes -5
+refused bench --episodes abc
+refused bench --episodes 4294967296
+refused bench --budget-ms 0
+refused bench --budget-ms 214748365
+refused bench --jitter-us nan
+refused bench --jitter-us -1
+refused bench --cdf-threads x
+refused bench --baselines nope
+refused bench --baselines pthread,nope
+refused bench --method foo
+refused bench --pin cores2
+refused bench --late sometimes
+refused bench --algos nope
+refused bench --algos "stour:fanin=99"
+refused bench --wait "hybrid:spin_ns=x"
+refused bench --threads 0
+refused bench --bogus
+refused bench --episodes
+refused bench --json - --report "$tmp/r"
+refused list --json extra
+refused list extra
+refused info --bogus
+refused sim --episodes -5
+refused sim --bogus
+refused nonsense
+grep -q "expected an integer in 1..100000000, got '-5'" <(cd "$tmp" && "$A" bench --episodes -5 2>&1) &&
+  pass=$((pass + 1)) || no "--episodes -5: the message does not name the range and the value"
+
+# a worker killed after its time limit (a 1000 s late thread, 10 ms budget: killed after 5.2 s)
+timeout 120 "$A" bench --method jitter --jitter-us 1e9 --budget-ms 10 --threads 2 --algos central --baselines none \
+  --json "$tmp/fail.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+[ "$rc" = 1 ] && pass=$((pass + 1)) || no "a failed measurement: exit $rc, want 1"
+if python3 -m andgate_report "$tmp/fail.json" --validate > "$tmp/v" 2>&1 &&
+   python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==1 and r[0]['status']=='failed' and r[0]['impl']=='andgate:central' and 'killed' in r[0]['error'], r" "$tmp/fail.json"
+then pass=$((pass + 1)); else no "a failed measurement's document: $(cat "$tmp/v"; head -c 600 "$tmp/fail.json")"; fi
+
+# --json - writes the document on stdout (and no file named -)
+(cd "$tmp" && timeout 120 "$A" bench --quick --threads 2 --algos "all,auto" --baselines none --method latency \
+  --json - > "$tmp/doc.json" 2> "$tmp/err"); rc=$?
+if [ "$rc" = 0 ] && [ ! -e "$tmp/-" ] && python3 -m andgate_report "$tmp/doc.json" --validate > "$tmp/v" 2>&1 &&
+   python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==12, len(r)" "$tmp/doc.json"
+then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(cat "$tmp/v" | head -3; tail -2 "$tmp/err")"; fi
+
+# docs/options.md carries the option tables as --help prints them
+for cmd in bench sim; do
+  if "$A" $cmd --help | grep '^  --' | while IFS= read -r line; do grep -qxF -- "$line" "$src/docs/options.md" || { echo "$line"; exit 1; }; done
+  then pass=$((pass + 1)); else no "docs/options.md lacks a row of andgate $cmd --help (regenerate it)"; fi
+done
+
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]

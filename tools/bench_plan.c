@@ -1,0 +1,153 @@
+/* bench_plan.c — see bench_plan.h. */
+#define _GNU_SOURCE
+#include "bench_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "child.h"
+#include "opts.h"
+#include "paths.h"
+#include "spec.h"
+
+extern char **environ;
+
+#define PROG "andgate bench"
+
+/* Each worker that is built, with the implementations its --list names. */
+static void find_workers(struct bench_plan *p)
+{
+    static const char *const names[] = { "bench-core", "bench-gomp", "bench-llvm-omp", "bench-std" };
+    struct ag_child c = { 0 };
+    for (unsigned i = 0; i < 4; i++) {
+        struct bench_worker *w = &p->workers[p->nworkers];
+        if (ag_libexec(names[i], w->path, sizeof w->path)) {
+            fprintf(stderr, PROG ": warning: worker %s not built; its baselines are skipped\n", names[i]);
+            continue;
+        }
+        char *argv[] = { w->path, "--list", NULL };
+        if (ag_child_run(argv, environ, 10, &c)) {
+            fprintf(stderr, PROG ": warning: %s --list failed (%s); skipped\n", w->path, c.error);
+            continue;
+        }
+        w->n = 0;
+        for (char *save, *line = strtok_r(c.out, "\n", &save); line && w->n < 32; line = strtok_r(NULL, "\n", &save)) {
+            line[strcspn(line, " ")] = '\0';
+            snprintf(w->names[w->n++], sizeof w->names[0], "%s", line);
+        }
+        p->nworkers++;
+    }
+    free(c.out);
+}
+
+static const struct bench_worker *host_of(const struct bench_plan *p, const char *impl)
+{
+    for (unsigned i = 0; i < p->nworkers; i++)
+        for (unsigned k = 0; k < p->workers[i].n; k++)
+            if (!strcmp(p->workers[i].names[k], impl))
+                return &p->workers[i];
+    return NULL;
+}
+
+/* andgate specs: every algorithm with its defaults for "all" (also inside a list), "auto", or specs */
+static void pick_specs(struct bench_plan *p, const char *algos)
+{
+    if (!strcmp(algos, "none"))
+        return;
+    if (strlen(algos) >= sizeof p->specbuf)
+        ag_usage_error(PROG, "--algos: a list of at most %zu characters", sizeof p->specbuf - 1);
+    snprintf(p->specbuf, sizeof p->specbuf, "%s", algos);
+    char *items[AG_PLAN_MAX];
+    unsigned n = ag_spec_split_list(p->specbuf, items, AG_PLAN_MAX);
+    if (!n || n > AG_PLAN_MAX)
+        ag_usage_error(PROG, "--algos: expected all, none or 1..%d specs, got '%s'", AG_PLAN_MAX, algos);
+    for (unsigned i = 0; i < n; i++) {
+        struct ag_spec sp;
+        char msg[512];
+        if (!strcmp(items[i], "all")) {
+            for (unsigned a = 0; a < ag_algo_table.n && p->nspecs < AG_PLAN_MAX; a++)
+                p->specs[p->nspecs++] = (char *)ag_algo_table.get(a)->name;
+            continue;
+        }
+        if (strcmp(items[i], "auto") && ag_spec_parse(&ag_algo_table, items[i], &sp, msg, sizeof msg))
+            ag_usage_error(PROG, "--algos: %s", msg);
+        if (p->nspecs < AG_PLAN_MAX)
+            p->specs[p->nspecs++] = items[i];
+    }
+}
+
+/* a baseline name any build can have: pthread, gomp, llvm-omp, std::barrier, ck, ck:<algorithm> */
+static int known_baseline(const char *name)
+{
+    return !strcmp(name, "pthread") || !strcmp(name, "gomp") || !strcmp(name, "llvm-omp") ||
+           !strcmp(name, "std::barrier") || !strcmp(name, "ck") || (!strncmp(name, "ck:", 3) && name[3]);
+}
+
+static int asked(const char *list, const char *name)
+{
+    if (!strcmp(list, "all"))
+        return 1;
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", list);
+    for (char *save, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!strcmp(t, name) || (!strcmp(t, "ck") && !strncmp(name, "ck:", 3)))
+            return 1;
+    return 0;
+}
+
+static void pick_baselines(struct bench_plan *p, const char *list, const struct bench_worker **where)
+{
+    if (!strcmp(list, "none"))
+        return;
+    char tmp[1024];
+    if (strlen(list) >= sizeof tmp || !*list)
+        ag_usage_error(PROG, "--baselines: expected all, none or a comma-separated list, got '%s'", list);
+    snprintf(tmp, sizeof tmp, "%s", list);
+    for (char *save, *t = strtok_r(tmp, ",", &save); t && strcmp(list, "all"); t = strtok_r(NULL, ",", &save))
+        if (!known_baseline(t))
+            ag_usage_error(PROG, "--baselines: unknown baseline '%s' (known: pthread, gomp, llvm-omp, std::barrier, "
+                                 "ck, ck:<algorithm>; all; none)", t);
+    for (unsigned i = 0; i < p->nworkers; i++)
+        for (unsigned k = 0; k < p->workers[i].n && p->nbase < AG_PLAN_MAX; k++) {
+            const char *name = p->workers[i].names[k];
+            if (strcmp(name, "andgate") && asked(list, name))
+                where[p->nbase] = &p->workers[i], p->base[p->nbase++] = name;
+        }
+    snprintf(tmp, sizeof tmp, "%s", list);
+    for (char *save, *t = strtok_r(tmp, ",", &save); t && strcmp(list, "all"); t = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (unsigned i = 0; i < p->nbase; i++)
+            found |= !strcmp(t, p->base[i]) || (!strcmp(t, "ck") && !strncmp(p->base[i], "ck:", 3));
+        if (!found) /* a known name whose worker or library this build lacks */
+            fprintf(stderr, PROG ": warning: baseline '%s' is not built here; skipped\n", t);
+    }
+}
+
+void bench_plan_make(struct bench_plan *p, const char *algos, const char *baselines, const char *const *methods,
+                     unsigned nmethods, const unsigned *threads, unsigned nthreads)
+{
+    memset(p, 0, sizeof *p);
+    pick_specs(p, algos); /* the command line first: a bad list needs no worker */
+    find_workers(p);
+    if (!(p->core = host_of(p, "andgate")))
+        ag_usage_error(PROG, "the bench-core worker is missing: build with make");
+    const struct bench_worker *where[AG_PLAN_MAX];
+    pick_baselines(p, baselines, where);
+    p->jobs = calloc((size_t)nmethods * nthreads * (p->nspecs + p->nbase) + 1, sizeof *p->jobs);
+    if (!p->jobs)
+        ag_usage_error(PROG, "out of memory");
+    for (unsigned m = 0; m < nmethods; m++)
+        for (unsigned t = 0; t < nthreads; t++) {
+            for (unsigned i = 0; i < p->nspecs; i++)
+                p->jobs[p->njobs++] = (struct bench_job){ p->core, "andgate", p->specs[i], threads[t], methods[m] };
+            for (unsigned i = 0; i < p->nbase; i++)
+                p->jobs[p->njobs++] = (struct bench_job){ where[i], p->base[i], NULL, threads[t], methods[m] };
+        }
+}
+
+void bench_plan_free(struct bench_plan *p)
+{
+    free(p->jobs);
+    p->jobs = NULL;
+}
