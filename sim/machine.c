@@ -111,6 +111,12 @@ static int quantity(struct ld *l, json_t *q, const char *path, const char *want,
             return bad(l, "%s.value: must be a whole number", path);
         if (!strcmp(want, "ratio") && x > 1)
             return bad(l, "%s.value: %g is not in [0, 1]", path, x);
+        if (!strcmp(want, "GHz") && x > 100)
+            return bad(l, "%s.value: %g GHz; a clock of at most 100 GHz was expected", path, x);
+    }
+    if (!strcmp(unit, "ns") && x > 1e9) /* one second: no cache, link or device cost comes near it */
+        return bad(l, "%s.value: %g ns; a time of at most 10^9 ns (1 s) was expected", path, x);
+    if (want) {
     }
     *out = x;
     return 0;
@@ -457,6 +463,34 @@ static int load_coherence(struct ld *l)
     return 0;
 }
 
+/* $.devices (optional): an object of devices, each an object whose members are a "description"
+ * string or quantities, every quantity checked now (a device reads them when it runs). */
+static int load_devices(struct ld *l)
+{
+    json_t *devs = json_object_get(l->root, "devices"), *dev, *q;
+    if (!devs)
+        return 0;
+    if (!json_is_object(devs))
+        return bad(l, "$.devices: must be an object of devices {name: {description, quantities...}}");
+    const char *name, *key;
+    json_object_foreach(devs, name, dev) {
+        if (!json_is_object(dev))
+            return bad(l, "$.devices.%s: must be an object {description, quantities...}", name);
+        json_object_foreach(dev, key, q) {
+            char p[256];
+            double v;
+            snprintf(p, sizeof p, "$.devices.%s.%s", name, key);
+            if (!strcmp(key, "description")) {
+                if (!json_is_string(q))
+                    return bad(l, "%s: must be a string", p);
+            } else if (quantity(l, q, p, NULL, &v)) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int load(struct ld *l)
 {
     struct sim_machine *m = l->m;
@@ -484,7 +518,8 @@ static int load(struct ld *l)
         return bad(l, "$.cache_line.value: %g bytes; the simulator models lines of a power of two from 16 to "
                    "1024 bytes", line);
     m->line_bytes = (unsigned)line;
-    if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l))
+    if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l) ||
+        load_devices(l))
         return -1;
     /* the cache groups: the innermost shared_by level above the core */
     unsigned core = m->nlevels - 2;
