@@ -1,0 +1,92 @@
+/* test_machine_write.c — the machine-file writer of `andgate info --measure` (tools/machine_write.c)
+ * against the simulator's reader (sim/machine.c): a host with fixed, made-up measurements (no live run)
+ * is written, loaded back, and every value the simulator uses comes back as written. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "host_model.h"
+#include "machine.h"
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-3 * fabs(b) + 1e-6;
+}
+
+int main(void)
+{
+    /* 1 socket x 2 cache groups x 2 cores x 2 SMT = 8 hardware threads */
+    static int cpu[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, key_s[8], key_g[8] = { 0, 0, 0, 0, 1, 1, 1, 1 },
+                     key_c[8] = { 0, 0, 1, 1, 2, 2, 3, 3 }, key_t[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    struct host h = { .n = 8, .cpu = cpu, .thread_cpu = cpu, .nlv = 4, .nlayers = 3, .topo_source = "test" };
+    h.lv[0] = (struct level){ "socket", "the package", key_s, 1 };
+    h.lv[1] = (struct level){ "l3", "cores sharing an L3", key_g, 2 };
+    h.lv[2] = (struct level){ "core", "a core", key_c, 2 };
+    h.lv[3] = (struct level){ "smt", "a hardware thread", key_t, 2 };
+    static const char *const shared[3] = { "core", "l3", "socket" };
+    static const double ns[3] = { 12.5, 41.0, 96.25 }, alpha[3] = { 0.25, 0.5, 0.75 };
+    for (unsigned l = 0; l < 3; l++) {
+        struct layer *ly = &h.layer[l];
+        snprintf(ly->id, sizeof ly->id, "same_%s", shared[l]);
+        snprintf(ly->shared, sizeof ly->shared, "%s", shared[l]);
+        snprintf(ly->desc, sizeof ly->desc, "pairs whose innermost shared unit is the %s", shared[l]);
+        ly->npairs = 1, ly->pa[0] = 0, ly->pb[0] = l == 0 ? 1 : l == 1 ? 2 : 4;
+        ly->ns = ns[l], ly->alpha = alpha[l], ly->oneway = ns[l] * (1 + alpha[l]), ly->diff_ns = ns[l] * alpha[l];
+        for (unsigned r = 0; r < RUNS; r++)
+            ly->runs[r] = ly->oneway;
+    }
+    struct facts x = { .ghz = 2.5, .line = 64, .hit_ns = 1.5, .extra_ns = 7.25, .atomic_kind = "x86-lock" };
+    snprintf(x.model, sizeof x.model, "Test CPU");
+    snprintf(x.clock_src, sizeof x.clock_src, "derived: a fixed test value");
+    snprintf(x.line_src, sizeof x.line_src, "derived: a fixed test value");
+    snprintf(x.name, sizeof x.name, "roundtrip");
+    snprintf(x.date, sizeof x.date, "2026-01-01T00:00:00Z");
+    x.ncaches = 1;
+    x.caches[0] = (struct cache){ .size = 16, .unit = "MiB", .shared_by = "l3" };
+    snprintf(x.caches[0].name, sizeof x.caches[0].name, "L3");
+    snprintf(x.caches[0].source, sizeof x.caches[0].source, "derived: a fixed test value");
+    for (unsigned r = 0; r < RUNS; r++)
+        x.hit[r] = 1.5, x.extra[r] = 7.25;
+
+    char path[] = "/tmp/andgate-machine-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    CHECK(fd >= 0, "mkstemps");
+    FILE *f = fdopen(fd, "w");
+    machine_write(f, &h, &x);
+    fclose(f);
+    struct sim_machine m;
+    char err[600];
+    int rc = sim_machine_load(path, &m, err, sizeof err);
+    CHECK(rc == 0, "the written file does not load: %s", err);
+    if (rc == 0) {
+        CHECK(!strcmp(m.name, "roundtrip"), "name %s", m.name);
+        CHECK(m.threads == 8 && m.nlevels == 4, "threads %u levels %u", m.threads, m.nlevels);
+        for (unsigned k = 0; k < 4; k++)
+            CHECK(!strcmp(m.level[k], h.lv[k].name) && m.count[k] == h.lv[k].count, "level %u: %s x %u", k,
+                  m.level[k], m.count[k]);
+        CHECK(near(m.ghz, 2.5) && m.line_bytes == 64, "clock %g GHz, line %u", m.ghz, m.line_bytes);
+        CHECK(near(m.layer[m.self_layer].ns, 1.5), "self layer %g ns", m.layer[m.self_layer].ns);
+        CHECK(near(m.atomic_extra_ns, 7.25), "atomic extra %g ns", m.atomic_extra_ns);
+        CHECK(m.cache_level == 1, "cache groups at level %u, want 1 (l3)", m.cache_level);
+        for (unsigned l = 0; l < 3; l++) {
+            int found = 0;
+            for (unsigned k = 0; k < m.nlayers; k++)
+                if (!strcmp(m.layer[k].id, h.layer[l].id)) {
+                    found = 1;
+                    CHECK(near(m.layer[k].ns, ns[l]) && near(m.layer[k].alpha, alpha[l]), "%s: %g ns alpha %g",
+                          m.layer[k].id, m.layer[k].ns, m.layer[k].alpha);
+                }
+            CHECK(found, "layer %s missing", h.layer[l].id);
+        }
+        /* the pairs map to the layers written for their innermost shared level */
+        CHECK(!strcmp(m.layer[m.pair[0 * 8 + 1]].id, "same_core"), "0-1: %s", m.layer[m.pair[1]].id);
+        CHECK(!strcmp(m.layer[m.pair[0 * 8 + 2]].id, "same_l3"), "0-2: %s", m.layer[m.pair[2]].id);
+        CHECK(!strcmp(m.layer[m.pair[0 * 8 + 4]].id, "same_socket"), "0-4: %s", m.layer[m.pair[4]].id);
+        sim_machine_free(&m);
+    }
+    unlink(path);
+    return check_done();
+}
