@@ -14,6 +14,7 @@
 #include "c2c.h"
 #include "clock.h"
 #include "json.h"
+#include "record.h"
 #include "topo.h"
 
 const char *const bench_method_names[] = { "latency", "epcc", "jitter" };
@@ -422,38 +423,29 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
     } else {
         snprintf(impl, sizeof impl, "%s", p->impl->name);
     }
-    fprintf(f, "{\"impl\":");
-    json_str(f, impl);
-    fprintf(f, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":", p->impl->kind, p->n);
-    json_str(f, wait);
-    fprintf(f, ",\"pinning\":\"%s\",\"method\":\"%s\",\"oversubscribed\":%s", bench_pin_names[p->pin],
-            bench_method_names[p->method], p->n > (p->usable ? p->usable : ag_usable_cpus()) ? "true" : "false");
-    fprintf(f, ",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f,\"mean_ns\":%.1f", r->ns.median, r->ns.min,
-            r->ns.p99, r->ns.mean);
+    char jit[32];
+    snprintf(jit, sizeof jit, "%s", p->late_rotating ? "rotating" : "fixed");
+    struct ag_record rec = { .impl = impl, .kind = p->impl->kind, .wait = wait, .pinning = bench_pin_names[p->pin],
+                             .method = bench_method_names[p->method], .threads = p->n, .episodes = r->episodes,
+                             .median_ns = r->ns.median, .min_ns = r->ns.min, .p99_ns = r->ns.p99,
+                             .mean_ns = r->ns.mean, .cpu_ns_per_episode = r->cpu_ns_per_episode,
+                             .jitter_delay_ns = (double)p->jitter_ns, .late = jit,
+                             .settings = p->impl->settings ? p->impl->settings : "", .error = r->ok ? NULL : r->error };
+    ag_record_begin(f, &rec);
+    fprintf(f, ",\"oversubscribed\":%s", p->n > (p->usable ? p->usable : ag_usable_cpus()) ? "true" : "false");
     if (bench_clk.tsc && p->method != BM_EPCC)
         fprintf(f, ",\"median_cycles\":%.0f,\"min_cycles\":%.0f,\"p99_cycles\":%.0f", r->cycles.median,
                 r->cycles.min, r->cycles.p99);
-    fprintf(f, ",\"cpu_ns_per_episode\":%.1f,\"episodes\":%u", r->cpu_ns_per_episode < 0 ? 0 : r->cpu_ns_per_episode,
-            r->episodes);
-    if (p->method == BM_JITTER)
-        fprintf(f, ",\"jitter_delay_ns\":%llu,\"late\":\"%s\"", (unsigned long long)p->jitter_ns,
-                p->late_rotating ? "rotating" : "fixed");
     if (r->c2c_ns > 0)
         fprintf(f, ",\"c2c_oneway_ns\":%.1f", r->c2c_ns);
     fprintf(f, ",\"describe\":");
     json_str(f, r->desc);
-    fprintf(f, ",\"settings\":");
-    json_str(f, p->impl->settings ? p->impl->settings : "");
     if (r->nsamples) {
         fprintf(f, ",\"samples_ns\":[");
         for (unsigned i = 0; i < r->nsamples; i++)
             fprintf(f, "%s%.1f", i ? "," : "", r->samples[i]);
         fputc(']', f);
     }
-    fprintf(f, ",\"status\":\"%s\"", r->ok ? "ok" : "failed");
-    if (!r->ok) {
-        fprintf(f, ",\"error\":");
-        json_str(f, r->error);
-    }
-    fprintf(f, "}\n");
+    ag_record_end(f, &rec);
+    fputc('\n', f);
 }

@@ -17,6 +17,7 @@
 #include "machine.h"
 #include "model.h"
 #include "opts.h"
+#include "record.h"
 #include "spec.h"
 
 struct cli {
@@ -184,22 +185,19 @@ int main(int argc, char **argv)
     FILE *out = json ? fopen(json, "w") : stdout;
     if (!out)
         return fprintf(stderr, "andgate sim: cannot write %s\n", json), 2;
-    char title[400], date[32];
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char title[400];
     snprintf(title, sizeof title, "sim: %s (%s), %u hardware threads", m.name, m.title, m.threads);
     /* the report's core-to-core line: one transfer between the hardware threads of participants 0 and 1 */
     unsigned hw2[2] = { 0, 0 };
     double c2c = 0;
     if (m.threads > 1 && sim_place(&m, 2, pin, hw2, err, sizeof err) == 0)
         c2c = sim_machine_cost(&m, hw2[0], hw2[1], 0);
-    fprintf(out, "{\"tool\":\"andgate\",\"version\":\"0.1.0\",\"mode\":\"sim\",\"date\":\"%s\",\"command\":", date);
     char cmd[2048] = "andgate sim";
     for (int i = 1; i < argc; i++) {
         size_t l = strlen(cmd);
         snprintf(cmd + l, sizeof cmd - l, " %s", argv[i]);
     }
-    json_str(out, cmd);
+    ag_document_begin(out, "sim", cmd);
     fprintf(out, ",\"host\":{\"model\":");
     json_str(out, title);
     fprintf(out, ",\"cpus_usable\":%u,\"clock\":\"virtual\",\"c2c_oneway_ns\":{\"min\":%.1f,\"median\":%.1f}},"
@@ -226,34 +224,26 @@ int main(int argc, char **argv)
                 continue;
             }
             failures += rc != 0;
-            fprintf(out, "%s{\"impl\":", first ? "" : ",\n");
+            fputs(first ? "" : ",\n", out);
             first = 0;
             char impl[256];
             snprintf(impl, sizeof impl, "%s:%s%s", items[i].hw ? "hw" : "andgate", r.describe[0] ? r.describe : o.algo,
                      o.algo != items[i].spec ? " (auto)" : "");
-            json_str(out, impl);
-            fprintf(out, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":\"%s\",\"pinning\":\"%s\",\"method\":\"%s\"",
-                    items[i].hw ? "hw" : "andgate", o.n, cli.wait, pin,
-                    o.method == SIM_JITTER ? "jitter" : o.method == SIM_EPCC ? "epcc" : "latency");
             char settings[160];
             snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s", pin, o.work_ns,
                      o.work_jitter_ns, alpha >= 0 ? ",alpha=what-if" : "");
-            fprintf(out, ",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f,\"mean_ns\":%.1f,"
-                         "\"cpu_ns_per_episode\":%.1f,\"episodes\":%u,\"status\":\"%s\",\"settings\":",
-                    r.median_ns, r.min_ns, r.p99_ns, r.mean_ns, r.cpu_ns_per_episode, r.episodes,
-                    rc ? "failed" : "ok");
-            json_str(out, settings);
-            if (o.method == SIM_JITTER)
-                fprintf(out, ",\"jitter_delay_ns\":%.0f,\"late\":\"rotating\"", o.late_ns);
+            struct ag_record rec = { .impl = impl, .kind = items[i].hw ? "hw" : "andgate", .wait = cli.wait,
+                                     .pinning = pin, .method = cli.method, .threads = o.n, .episodes = r.episodes,
+                                     .median_ns = r.median_ns, .min_ns = r.min_ns, .p99_ns = r.p99_ns,
+                                     .mean_ns = r.mean_ns, .cpu_ns_per_episode = r.cpu_ns_per_episode,
+                                     .jitter_delay_ns = o.late_ns, .late = "rotating", .settings = settings,
+                                     .error = rc ? r.error : NULL };
+            ag_record_begin(out, &rec);
             double e = r.run_episodes ? r.run_episodes : 1; /* traffic and operations: every episode run */
             fprintf(out, ",\"traffic_per_episode\":{\"reads_local\":%.1f,\"reads_remote\":%.1f,\"writes\":%.1f,"
                          "\"invalidations\":%.1f,\"rmws\":%.1f}",
                     r.traffic.reads_local / e, r.traffic.reads_remote / e, r.traffic.writes / e,
                     r.traffic.invalidations / e, r.traffic.rmws / e);
-            if (rc) {
-                fprintf(out, ",\"error\":");
-                json_str(out, r.error);
-            }
             /* 002's analytical prediction, where 002 models the algorithm (sim/model.h) */
             double mns = 0;
             char mdetail[400] = "", merr[300];
@@ -263,7 +253,7 @@ int main(int argc, char **argv)
                 fprintf(out, ",\"model_ns\":%.1f,\"model\":", mns);
                 json_str(out, mdetail);
             }
-            fputc('}', out);
+            ag_record_end(out, &rec);
             char mcol[64] = "";
             if (has_model)
                 snprintf(mcol, sizeof mcol, " %14.1f %9.2f", mns, r.median_ns / mns);

@@ -27,6 +27,7 @@
 #include "counts.h"
 #include "host.h"
 #include "opts.h"
+#include "record.h"
 #include "paths.h"
 #include "topo.h"
 
@@ -158,16 +159,13 @@ static void write_doc(const struct pre *p, const char *path)
 {
     if (p->json && p->report && path == p->path) /* both asked: the report directory gets its copy too */
         write_doc(p, p->json);
-    char tmp[PATH_MAX + 40], date[64];
+    char tmp[PATH_MAX + 40];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f)
         die("cannot write %s: %s", tmp, strerror(errno));
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(f, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"preload\",\"command\":", ANDGATE_VERSION_STRING);
-    json_str(f, p->cmdline);
-    fprintf(f, ",\"date\":\"%s\",\"host\":{\"model\":", date);
+    ag_document_begin(f, "preload", p->cmdline);
+    fprintf(f, ",\"host\":{\"model\":");
     json_str(f, p->model);
     fprintf(f, ",\"cpus_usable\":%u,\"cpus_online\":%u},\"shim\":", p->usable, p->online);
     json_str(f, p->shim);

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "opts.h"
 #include "paths.h"
+#include "record.h"
 #include "spec.h"
 #include "topo.h"
 
@@ -179,15 +180,11 @@ static void failed_record(FILE *res, const struct opts *o, const struct bench_jo
 {
     char name[300];
     snprintf(name, sizeof name, "%s%s", jb->spec ? "andgate:" : "", jb->spec ? jb->spec : jb->impl);
-    fprintf(res, "{\"impl\":");
-    json_str(res, name);
-    fprintf(res, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":", jb->spec ? "andgate" : "baseline", jb->threads);
-    json_str(res, jb->spec ? o->wait : "default");
-    fprintf(res, ",\"pinning\":\"%s\",\"method\":\"%s\",\"median_ns\":0,\"min_ns\":0,\"p99_ns\":0,"
-                 "\"cpu_ns_per_episode\":0,\"episodes\":0,\"status\":\"failed\",\"error\":",
-            o->pin, jb->method);
-    json_str(res, why);
-    fputc('}', res);
+    struct ag_record rec = { .impl = name, .kind = jb->spec ? "andgate" : "baseline", .wait = jb->spec ? o->wait : "default",
+                             .pinning = o->pin, .method = jb->method, .threads = jb->threads, .mean_ns = -1,
+                             .error = why };
+    ag_record_begin(res, &rec);
+    ag_record_end(res, &rec);
 }
 
 /* One job in its worker; its record (or a failed one) appended to res. Returns 1 when it failed. */
@@ -251,16 +248,13 @@ static void write_document(FILE *out, int argc, char **argv, const char *clockli
         qsort(c2c->med, c2c->n, sizeof(double), cmp_double);
         cmin = c2c->min[0], cmed = c2c->med[c2c->n / 2];
     }
-    char date[64], model[256], cmd[4096] = "andgate";
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char model[256], cmd[4096] = "andgate";
     ag_cpu_model(model, sizeof model, NULL);
     size_t cl = strlen(cmd);
     for (int i = 0; i < argc; i++)
         cl += (size_t)snprintf(cmd + cl, cl < sizeof cmd ? sizeof cmd - cl : 0, " %s", argv[i]);
-    fprintf(out, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"bench\",\"command\":", ANDGATE_VERSION_STRING);
-    json_str(out, cmd);
-    fprintf(out, ",\"date\":\"%s\",\"host\":{\"model\":", date);
+    ag_document_begin(out, "bench", cmd);
+    fprintf(out, ",\"host\":{\"model\":");
     json_str(out, model);
     fprintf(out, ",\"cpus_usable\":%u,\"cpus_online\":%u,\"clock\":\"%s\",\"tsc_ghz\":%.4f,"
                  "\"c2c_oneway_ns\":{\"min\":%.1f,\"median\":%.1f},\"c2c_pairs\":[%s]},\"results\":[\n%s]}\n",

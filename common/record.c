@@ -1,0 +1,48 @@
+/* record.c — see record.h. */
+#include "record.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "andgate.h"
+#include "json.h"
+
+void ag_document_begin(FILE *f, const char *mode, const char *command)
+{
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\"tool\":\"andgate\",\"version\":\"%s\",\"mode\":\"%s\",\"command\":", ANDGATE_VERSION_STRING, mode);
+    json_str(f, command);
+    fprintf(f, ",\"date\":\"%s\"", date);
+}
+
+void ag_record_begin(FILE *f, const struct ag_record *r)
+{
+    fprintf(f, "{\"impl\":");
+    json_str(f, r->impl);
+    fprintf(f, ",\"kind\":\"%s\",\"threads\":%u,\"wait\":", r->kind, r->threads);
+    json_str(f, r->wait);
+    fprintf(f, ",\"pinning\":\"%s\",\"method\":\"%s\",\"median_ns\":%.1f,\"min_ns\":%.1f,\"p99_ns\":%.1f", r->pinning,
+            r->method, r->median_ns, r->min_ns, r->p99_ns);
+    if (r->mean_ns >= 0)
+        fprintf(f, ",\"mean_ns\":%.1f", r->mean_ns);
+    fprintf(f, ",\"cpu_ns_per_episode\":%.1f,\"episodes\":%u", r->cpu_ns_per_episode < 0 ? 0 : r->cpu_ns_per_episode,
+            r->episodes);
+    if (!strcmp(r->method, "jitter") && r->late)
+        fprintf(f, ",\"jitter_delay_ns\":%.0f,\"late\":\"%s\"", r->jitter_delay_ns, r->late);
+    if (r->settings) {
+        fprintf(f, ",\"settings\":");
+        json_str(f, r->settings);
+    }
+}
+
+void ag_record_end(FILE *f, const struct ag_record *r)
+{
+    fprintf(f, ",\"status\":\"%s\"", r->error ? "failed" : "ok");
+    if (r->error) {
+        fprintf(f, ",\"error\":");
+        json_str(f, r->error);
+    }
+    fputc('}', f);
+}

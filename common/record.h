@@ -1,0 +1,28 @@
+/* record.h — one result record of the result document (DESIGN.md, "Result JSON"), written the same way
+ * by the benchmark workers (bench/engine.c), by `andgate bench` for a job whose worker gave none
+ * (tools/cmd_bench.c) and by the simulator (sim/main.c). ag_record_begin writes the fields every record
+ * has; the writer adds its own fields (comma-first, e.g. ",\"samples_ns\":[...]"); ag_record_end
+ * closes it with the status and, for a failed one, the error. */
+#ifndef AG_COMMON_RECORD_H
+#define AG_COMMON_RECORD_H
+
+#include <stdio.h>
+
+struct ag_record {
+    const char *impl, *kind, *wait, *pinning, *method;
+    unsigned threads, episodes;
+    double median_ns, min_ns, p99_ns, mean_ns, cpu_ns_per_episode; /* mean_ns < 0: not written */
+    double jitter_delay_ns; /* method jitter only: with "late" */
+    const char *late;
+    const char *settings; /* NULL: not written */
+    const char *error;    /* NULL: status "ok"; else status "failed" and this */
+};
+
+/* The document's head, the same for every mode: {"tool":"andgate","version":…,"mode":MODE,
+ * "command":COMMAND,"date":now (UTC) — the caller goes on with ,"host":{…} and its records. */
+void ag_document_begin(FILE *f, const char *mode, const char *command);
+
+void ag_record_begin(FILE *f, const struct ag_record *r);
+void ag_record_end(FILE *f, const struct ag_record *r);
+
+#endif
