@@ -41,6 +41,12 @@ refused bench --threads 0
 refused bench --bogus
 refused bench --episodes
 refused bench --json - --report "$tmp/r"
+refused bench --preload apps --repeat 0
+refused bench --preload apps --repeat 65
+refused bench --preload apps --bind maybe
+refused bench --preload apps --apps cg,cg
+refused bench --preload "true" --apps cg
+refused bench --preload
 refused list --json extra
 refused list extra
 refused info --bogus
@@ -66,7 +72,7 @@ if [ "$rc" = 0 ] && [ ! -e "$tmp/-" ] && python3 -m andgate_report "$tmp/doc.jso
 then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(cat "$tmp/v" | head -3; tail -2 "$tmp/err")"; fi
 
 # docs/options.md carries the option tables as --help prints them
-for cmd in bench sim; do
+for cmd in bench sim "bench --preload apps"; do
   if "$A" $cmd --help | grep '^  --' | while IFS= read -r line; do grep -qxF -- "$line" "$src/docs/options.md" || { echo "$line"; exit 1; }; done
   then pass=$((pass + 1)); else no "docs/options.md lacks a row of andgate $cmd --help (regenerate it)"; fi
 done

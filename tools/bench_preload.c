@@ -11,6 +11,7 @@
  * whatever happens later. The summary, the report and the CSV come from python/andgate_report. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@
 #include "host.h"
 #include "opts.h"
 #include "record.h"
+#include "stats.h"
 #include "paths.h"
 #include "topo.h"
 
@@ -53,7 +55,7 @@ struct rec { /* an app configuration (or the single command), or one construct *
 };
 
 struct pre {
-    const char *single, *json, *report, *csv, *apps, *constructs, *bind;
+    const char *single, *json, *report, *csv, *apps, *constructs, *bind, *threads_arg;
     unsigned threads[MAXT], nt, repeat, timeout; /* timeout: --timeout S, 0 when not given */
     int quick;
     char dir[PATH_MAX], shim[PATH_MAX + 64], path[PATH_MAX + 32], cmdline[4096], model[256];
@@ -65,19 +67,14 @@ struct pre {
 /* a bad command line or a file that cannot be written: one line, exit status 2 */
 #define die(...) ag_usage_error("andgate bench --preload", __VA_ARGS__)
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* median and min of n values (NAN for none: a failed record's JSON null) */
 static void median_min(const double *v, unsigned n, double *med, double *min)
 {
     double s[MAXRUNS];
     memcpy(s, v, n * sizeof *v);
-    qsort(s, n, sizeof *s, cmp_double);
-    *med = n ? (n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NAN;
-    *min = n ? s[0] : NAN;
+    struct stats st = stats_of(s, n);
+    *med = n ? st.median : NAN;
+    *min = n ? st.min : NAN;
 }
 
 /* The median over pairs i of num[i] / den[i] (runs i of both sides were taken back to back). */
@@ -396,16 +393,6 @@ static void run_constructs(struct pre *p)
 
 /* ---- the command line ---- */
 
-static unsigned parse_count(const char *opt, const char *v, unsigned hi)
-{
-    char *end;
-    errno = 0;
-    unsigned long x = *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
-    if (!x || errno || *end || x > hi)
-        die("%s: expected a whole number from 1 to %u, got '%s'", opt, hi, v);
-    return (unsigned)x;
-}
-
 /* v: one of `alone`, or a comma-separated list of names of `known`, each once */
 static void check_list(const char *opt, const char *v, const char *known, const char *alone)
 {
@@ -420,54 +407,48 @@ static void check_list(const char *opt, const char *v, const char *known, const 
             die("%s: '%s' is unknown or named twice (known: %s)", opt, t, known);
 }
 
+#define O(f) offsetof(struct pre, f)
+static const struct ag_opt options[] = {
+    { "--preload", AG_OPT_STR, O(single), 0, 0, NULL, "apps|'COMMAND'", "the papers' apps and streamcluster, or one command" },
+    { "--apps", AG_OPT_STR, O(apps), 0, 0, NULL, "all|LIST", "cg, mg, nbody, vcode, streamcluster (apps only)" },
+    { "--threads", AG_OPT_STR, O(threads_arg), 0, 0, NULL, "LIST", "team sizes (apps only; default 2,4)" },
+    { "--bind", AG_OPT_WORD, O(bind), 0, 0, "both|true|false", NULL, "OMP_PROC_BIND (apps only; default both)" },
+    { "--constructs", AG_OPT_STR, O(constructs), 0, 0, NULL, "all|none|LIST", "OpenMP construct overheads (apps only)" },
+    { "--quick", AG_OPT_FLAG, O(quick), 0, 0, NULL, NULL, "a twentieth of each app's iterations (apps only)" },
+    { "--repeat", AG_OPT_UINT, O(repeat), 1, MAXRUNS, NULL, "N", "runs each, plain and preloaded (default 3)" },
+    { "--timeout", AG_OPT_UINT, O(timeout), 1, 86400, NULL, "S", "time limit per run" },
+    { "--json", AG_OPT_STR, O(json), 0, 0, NULL, "FILE", "the result document" },
+    { "--report", AG_OPT_STR, O(report), 0, 0, NULL, "DIR", "HTML report (and DIR/results.json)" },
+    { "--csv", AG_OPT_STR, O(csv), 0, 0, NULL, "FILE", "one row per record" },
+    { NULL, AG_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL },
+};
+
 static void parse_opts(struct pre *p, int argc, char **argv)
 {
-    const char *threads = "2,4";
-    int matrix_opt = 0;
     size_t l = (size_t)snprintf(p->cmdline, sizeof p->cmdline, "andgate");
     for (int i = 0; i < argc && l < sizeof p->cmdline; i++)
         l += (size_t)snprintf(p->cmdline + l, sizeof p->cmdline - l, " %s", argv[i]);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) {
-            p->quick = matrix_opt = 1;
-            continue;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("usage: andgate bench --preload 'COMMAND' | apps [options]: see andgate bench --help\n");
-            exit(0);
-        }
-        if (!v)
-            die("option %s needs a value (andgate bench --help)", a);
-        i++;
-        if (!strcmp(a, "--preload")) p->single = strcmp(v, "apps") ? v : NULL;
-        else if (!strcmp(a, "--repeat")) p->repeat = parse_count(a, v, MAXRUNS);
-        else if (!strcmp(a, "--timeout")) p->timeout = parse_count(a, v, 86400);
-        else if (!strcmp(a, "--json")) p->json = v;
-        else if (!strcmp(a, "--report")) p->report = v;
-        else if (!strcmp(a, "--csv")) p->csv = v;
-        else if (!strcmp(a, "--apps")) p->apps = v, matrix_opt = 1;
-        else if (!strcmp(a, "--threads")) threads = v, matrix_opt = 1;
-        else if (!strcmp(a, "--bind")) p->bind = v, matrix_opt = 1;
-        else if (!strcmp(a, "--constructs")) p->constructs = v, matrix_opt = 1;
-        else die("option %s does not go with --preload (andgate bench --help)", a);
+    if (ag_opts_parse("andgate bench --preload", options, p, argc, argv, 1)) {
+        printf("usage: andgate bench --preload apps|'COMMAND' [OPTIONS]\n");
+        ag_opts_usage(stdout, options);
+        exit(0);
     }
-    if (p->single && matrix_opt)
+    if (!strcmp(p->single, "apps"))
+        p->single = NULL;
+    if (p->single && (p->apps || p->threads_arg || p->bind || p->constructs || p->quick))
         die("--apps, --threads, --bind, --constructs and --quick go with --preload apps only");
+    p->apps = p->apps ? p->apps : "all", p->constructs = p->constructs ? p->constructs : "all";
+    p->bind = !p->bind || !strcmp(p->bind, "both") ? "true,false" : p->bind;
     check_list("--apps", p->apps, "cg,mg,nbody,vcode,streamcluster", "all");
     check_list("--constructs", p->constructs, CONSTRUCTS, "all,none");
-    if (strcmp(p->bind, "both") && strcmp(p->bind, "true") && strcmp(p->bind, "false"))
-        die("--bind: expected both, true or false, got '%s'", p->bind);
-    if (!strcmp(p->bind, "both"))
-        p->bind = "true,false";
     char err[300];
-    if (!(p->nt = ag_parse_counts(threads, 4096, p->threads, MAXT, err, sizeof err)))
+    if (!(p->nt = ag_parse_counts(p->threads_arg ? p->threads_arg : "2,4", 4096, p->threads, MAXT, err, sizeof err)))
         die("--threads: %s", err);
 }
 
 int bench_preload(int argc, char **argv)
 {
-    static struct pre p = { .repeat = 3, .apps = "all", .constructs = "all", .bind = "both" };
+    static struct pre p = { .repeat = 3 };
     parse_opts(&p, argc, argv);
     ag_exe_dir(p.dir, sizeof p.dir);
     snprintf(p.shim, sizeof p.shim, "%s/../lib/libandgate-preload.so", p.dir);
