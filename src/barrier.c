@@ -273,12 +273,17 @@ int ag_barrier_cancel(ag_barrier_t *b)
     return 0;
 }
 
+unsigned ag_inside_count(const ag_barrier_t *b)
+{
+    unsigned k = 0;
+    for (unsigned t = 0; t < b->run.n; t++)
+        k += flag_load(&b->run.fl, ag_at(b->self, t) + 1) != 0;
+    return k;
+}
+
 static int anyone_inside(const ag_barrier_t *b)
 {
-    for (unsigned t = 0; t < b->run.n; t++)
-        if (flag_load(&b->run.fl, ag_at(b->self, t) + 1))
-            return 1;
-    return 0;
+    return ag_inside_count(b) != 0;
 }
 
 int ag_barrier_reset(ag_barrier_t *b)

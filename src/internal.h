@@ -41,6 +41,8 @@ void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint
               const struct ag_layout *L, uint64_t epoch0, int pshared);
 /* Every flag to its initial state (nobody inside). */
 void ag_reset_state(ag_barrier_t *b);
+/* How many participants are inside a wait now (their inside markers; tests wait on it instead of sleeping). */
+unsigned ag_inside_count(const ag_barrier_t *b);
 
 /* ag_barrier_init with every participant's episode counter starting at epoch0 instead of 0, so tests
  * can cross the 2^32 (futex word) and 2^64 wrap-arounds in a few episodes. */

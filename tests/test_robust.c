@@ -11,6 +11,7 @@
 
 #include "andgate.h"
 #include "check.h"
+#include "internal.h"
 #include "spec.h"
 
 static const char *const waits[] = { "spin", "pause", "backoff:max_ns=2000", "yield", "block",
@@ -122,7 +123,11 @@ static void cancel_case(const char *algo, const char *wait)
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&th[i], NULL, waiter, &w[i]);
-    /* let them get inside and, for blocking policies, fall asleep */
+    /* wait until both are inside (however loaded the machine), then give blocking policies time to fall
+     * asleep (not needed for the checks: being inside is what makes reset EBUSY) */
+    for (int spins = 0; ag_inside_count(b) < 2 && spins < 600000; spins++)
+        usleep(100);
+    CHECK(ag_inside_count(b) == 2, "%s: the waiters never got inside", what);
     usleep(20000);
     CHECK(ag_barrier_reset(b) == EBUSY, "%s: reset while participants wait must be EBUSY", what);
     CHECK(ag_barrier_cancel(b) == 0, "%s: cancel", what);
