@@ -31,11 +31,11 @@
 #include "flags.h"
 
 static const struct ag_key backoff_keys[] = {
-    { "max_ns", 64, 100000000, NULL, "16000", "longest pause between two loads of the flag" },
+    AG_KEY_INT("max_ns", 64, 100000000, "16000", "longest pause between two loads of the flag"),
     { 0 } };
 static const struct ag_key hybrid_keys[] = {
-    { "spin_ns", 0, 10000000000L, NULL, "20000", "time to spin (paused) before yielding or sleeping" },
-    { "yield_ns", 0, 10000000000L, NULL, "0", "then time to poll with sched_yield before sleeping in a futex" },
+    AG_KEY_INT("spin_ns", 0, 10000000000L, "20000", "time to spin (paused) before yielding or sleeping"),
+    AG_KEY_INT("yield_ns", 0, 10000000000L, "0", "then time to poll with sched_yield before sleeping in a futex"),
     { 0 } };
 
 static const struct ag_kind wait_kinds[] = {
@@ -56,8 +56,8 @@ const struct ag_table ag_wait_table = { "wait policy", sizeof wait_kinds / sizeo
 void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, struct ag_waitpol *out)
 {
     out->kind = (int)sp->index;
-    out->ns = sp->nkeys ? (uint64_t)sp->val[0] : 0;
-    out->yield_ns = sp->nkeys > 1 ? (uint64_t)sp->val[1] : 0;
+    out->ns = sp->nkeys ? (uint64_t)ag_int(sp->val[0]) : 0;
+    out->yield_ns = sp->nkeys > 1 ? (uint64_t)ag_int(sp->val[1]) : 0;
     if (out->kind == AG_W_AUTO) {
         int over = nthreads > usable;
         out->kind = AG_W_HYBRID;

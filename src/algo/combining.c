@@ -24,13 +24,13 @@
 
 #include "../algo.h"
 #include "lib/ctree.h"
-
-enum { WAKE_GLOBAL = -1, WAKE_TREE = -2 }; /* the words of key "wake", as spec.c stores them */
+#include "lib/wake.h"
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    long k = s->p[0], wake = s->p[1];
-    if (k < 2 || k > 64 || (wake != WAKE_GLOBAL && wake != WAKE_TREE) || s->n < 1)
+    long k = ag_int(s->p[0]);
+    unsigned wake = ag_is_word(s->p[1]) ? ag_word(s->p[1]) : ~0u;
+    if (k < 2 || k > 64 || (wake != AG_WAKE_GLOBAL && wake != AG_WAKE_TREE) || s->n < 1)
         return EINVAL;
     uint32_t K = (uint32_t)k, n = s->n;
 
@@ -45,7 +45,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     struct ag_ctree *st = ag_layout_state(L, ag_ctree_size(nnodes, n));
     if (!st)
         return 0; /* the framework reports ENOMEM */
-    *st = (struct ag_ctree){ .mode = AG_CTREE_RESET, .tree_wake = wake == WAKE_TREE, .nnodes = nnodes, .n = n };
+    *st = (struct ag_ctree){ .mode = AG_CTREE_RESET, .tree_wake = wake == AG_WAKE_TREE, .nnodes = nnodes, .n = n };
 
     /* base: index of the first node of the current level; players: how many it combines */
     uint32_t base = 0, players = n;
@@ -67,11 +67,10 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return 0;
 }
 
-static const char *const wake_words[] = { "global", "tree", NULL };
 static const struct ag_key keys[] = {
-    { "arity", 2, 64, NULL, "4", "participants per leaf and child nodes per internal node (K)" },
-    { "wake", 1, 0, wake_words, "tree",
-      "release: one global flag (003 gs), or a flag per node released top-down (003 ls)" },
+    AG_KEY_INT("arity", 2, 64, "4", "participants per leaf and child nodes per internal node (K)"),
+    AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
+                "release: one global flag (003 gs), or a flag per node released top-down (003 ls)"),
     { 0 } };
 
 const struct ag_algo ag_algo_combining = {

@@ -15,7 +15,7 @@
 #include "lib/dissem.h"
 
 static const struct ag_key keys[] = {
-    { "ways", 1, 64, NULL, "1", "partners signalled per round (003's n-way: n = ways + 1)" },
+    AG_KEY_INT("ways", 1, 64, "1", "partners signalled per round (003's n-way: n = ways + 1)"),
     { 0 } };
 
 struct dissemination {
@@ -29,7 +29,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     struct dissemination *st = ag_layout_state(L, sizeof *st + s->n * sizeof st->pos[0]);
     if (!st)
         return 0;
-    ag_dissem_setup(&st->d, s->n, (unsigned)s->p[0], L);
+    ag_dissem_setup(&st->d, s->n, (unsigned)ag_int(s->p[0]), L);
     st->serial = s->order[0];
     for (unsigned t = 0; t < s->n; t++)
         st->pos[t] = s->rank[t];

@@ -31,8 +31,8 @@
 
 #include "../algo.h"
 #include "lib/ctree.h"
+#include "lib/wake.h"
 
-enum { WAKE_GLOBAL = -1, WAKE_TREE = -2 }; /* the words of key "wake", as spec.c stores them */
 
 /* m players in g groups as equal as possible: the first m % g groups have one player more. */
 static uint32_t group_of(uint32_t p, uint32_t m, uint32_t g)
@@ -45,8 +45,9 @@ static uint32_t ngroups_for(uint32_t m, uint32_t f) { return (m + f - 1) / f; }
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    long f = s->p[0], wake = s->p[1];
-    if (f < 2 || f > 64 || (wake != WAKE_GLOBAL && wake != WAKE_TREE) || s->n < 1)
+    long f = ag_int(s->p[0]);
+    unsigned wake = ag_is_word(s->p[1]) ? ag_word(s->p[1]) : ~0u;
+    if (f < 2 || f > 64 || (wake != AG_WAKE_GLOBAL && wake != AG_WAKE_TREE) || s->n < 1)
         return EINVAL;
     uint32_t F = (uint32_t)f, n = s->n;
 
@@ -60,7 +61,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     if (!st)
         return 0; /* the framework reports ENOMEM */
     /* reset-free arrival counts: no Re-initialization-Phase (002 §II-B) */
-    *st = (struct ag_ctree){ .mode = AG_CTREE_COUNT, .tree_wake = wake == WAKE_TREE, .nnodes = total, .n = n };
+    *st = (struct ag_ctree){ .mode = AG_CTREE_COUNT, .tree_wake = wake == AG_WAKE_TREE, .nnodes = total, .n = n };
 
     /* Round r: m players in g groups starting at index base; group i is player i of round r + 1,
      * where it plays in group group_of(i, g, g') of that round. */
@@ -86,11 +87,10 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return 0;
 }
 
-static const char *const wake_words[] = { "global", "tree", NULL };
 static const struct ag_key keys[] = {
-    { "fanin", 2, 64, NULL, "4", "largest group per round (F); groups are balanced: ceil(m/F) groups of m players" },
-    { "wake", 1, 0, wake_words, "tree",
-      "release: one global flag, or a flag per group released top-down by its winner" },
+    AG_KEY_INT("fanin", 2, 64, "4", "largest group per round (F); groups are balanced: ceil(m/F) groups of m players"),
+    AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
+                "release: one global flag, or a flag per group released top-down by its winner"),
     { 0 } };
 
 const struct ag_algo ag_algo_dtour = {

@@ -16,10 +16,10 @@
 #include "../algo.h"
 #include "lib/dissem.h"
 
-static const char *const group_words[] = { "core", "cache", "numa", NULL };
+static const char *const group_words[] = { "core", "cache", "numa", NULL }; /* in AG_LVL_* order */
 static const struct ag_key keys[] = {
-    { "group", 1, 1 << 20, group_words, "core",
-      "centralized inside each core | cache group | NUMA node, or blocks of N topology positions" },
+    AG_KEY_WORD_OR_INT("group", group_words, 1, 1 << 20, "core",
+                       "centralized inside each core | cache group | NUMA node, or blocks of N topology positions"),
     { 0 } };
 
 struct hybrid {
@@ -31,15 +31,16 @@ struct hybrid {
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    long g = s->p[0];
-    unsigned ng = g > 0 ? (s->n + (unsigned)g - 1) / (unsigned)g : s->ngroups[-g - 1];
+    /* a word is a topology level (core, cache, numa: AG_LVL_*), an integer a block size */
+    const int by_level = ag_is_word(s->p[0]);
+    const unsigned lvl = by_level ? ag_word(s->p[0]) : 0, g = by_level ? 0 : (unsigned)ag_int(s->p[0]);
+    unsigned ng = by_level ? s->ngroups[lvl] : (s->n + g - 1) / g;
     struct hybrid *st = ag_layout_state(L, sizeof *st + (s->n + ng) * sizeof st->tab[0]);
     if (!st)
         return 0;
     st->ngroups = ng;
     for (unsigned t = 0; t < s->n; t++) {
-        /* word values -1, -2, -3 are core, cache, numa: AG_LVL_CORE, AG_LVL_CACHE, AG_LVL_NUMA */
-        unsigned grp = g > 0 ? s->rank[t] / (unsigned)g : s->group[-g - 1][t];
+        unsigned grp = by_level ? s->group[lvl][t] : s->rank[t] / g;
         st->tab[t] = grp;
         st->tab[s->n + grp]++;
     }

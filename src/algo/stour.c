@@ -51,14 +51,13 @@ struct stour {
     struct ag_wake wake; /* the notification phase; its child table follows the games */
 };
 
-static const char *const pad_words[] = { "line", "packed", NULL };
-static const char *const wake_words[] = { "global", "tree", "numa", NULL };
+static const char *const pad_words[] = { "line", "packed", NULL }; /* in AG_PAD, AG_PACK order */
 static const struct ag_key keys[] = {
-    { "fanin", 2, 64, NULL, "4", "players per tournament round, winner included (002 §V-B picks 4)" },
-    { "pad", 1, 0, pad_words, "line",
-      "arrival flags: one cache line each (002 Fig. 8(b)) or packed per winner (Fig. 8(a), original STOUR)" },
-    { "wake", 1, 0, wake_words, "numa",
-      "notification phase: one global flag (3), binary tree (4) or NUMA-aware tree (5) of 002 §V-C" },
+    AG_KEY_INT("fanin", 2, 64, "4", "players per tournament round, winner included (002 §V-B picks 4)"),
+    AG_KEY_WORD("pad", pad_words, "line",
+                "arrival flags: one cache line each (002 Fig. 8(b)) or packed per winner (Fig. 8(a), original STOUR)"),
+    AG_KEY_WORD("wake", ag_wake_words, "numa",
+                "notification phase: one global flag (3), binary tree (4) or NUMA-aware tree (5) of 002 §V-C"),
     { 0 },
 };
 
@@ -75,9 +74,9 @@ static unsigned games_of(uint64_t q, uint64_t n, uint64_t f)
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    const uint64_t n = s->n, f = (uint64_t)s->p[0];
-    const int pack = s->p[1] == -2 ? AG_PACK : AG_PAD;
-    const uint32_t wkind = (uint32_t)(-s->p[2] - 1); /* global, tree, numa = AG_WAKE_* */
+    const uint64_t n = s->n, f = (uint64_t)ag_int(s->p[0]);
+    const int pack = ag_word(s->p[1]) == AG_PACK ? AG_PACK : AG_PAD;
+    const uint32_t wkind = ag_word(s->p[2]); /* the words are in AG_WAKE_* order */
 
     size_t ngames = 0;
     for (uint64_t q = 0; q < n; q++)

@@ -35,12 +35,9 @@
 #include "../algo.h"
 #include "lib/wake.h"
 
-static const char *const wake_words[] = { "global", "tree", NULL };
-enum { WAKE_GLOBAL = -1, WAKE_TREE = -2 }; /* spec.c stores word k as -(k+1) */
-
 static const struct ag_key keys[] = {
-    { "wake", 1, 0, wake_words, "tree",
-      "notification: global (one flag polled by all, 003 gs) or tree (winners wake the losers they beat, 003 ls)" },
+    AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
+                "notification: global (one flag polled by all, 003 gs) or tree (winners wake the losers they beat, 003 ls)"),
     { NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -58,12 +55,13 @@ struct tour {
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
     unsigned n = s->n;
-    if (s->p[0] != WAKE_GLOBAL && s->p[0] != WAKE_TREE)
+    unsigned wake = ag_is_word(s->p[0]) ? ag_word(s->p[0]) : ~0u;
+    if (wake != AG_WAKE_GLOBAL && wake != AG_WAKE_TREE)
         return EINVAL;
     struct tour *st = ag_layout_state(L, sizeof *st + (size_t)n * sizeof st->pos[0]);
     if (!st)
         return 0; /* the framework reports ENOMEM */
-    st->tree = s->p[0] == WAKE_TREE;
+    st->tree = wake == AG_WAKE_TREE;
     st->arrive = ag_flags_alloc(L, n - 1, 1, AG_PAD);
     if (st->tree)
         st->wake = ag_flags_alloc(L, n - 1, 1, AG_PAD);
