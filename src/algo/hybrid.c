@@ -1,17 +1,8 @@
 /* hybrid — centralized inside a group of CPUs, dissemination across the groups' leaders.
- *
- * Source: 003_614c4f6f0a5e5869.txt §4 "Hybrid Barrier" (dsmnH), Listing 1.1.
- *
- * "Rely on the centralized sense-reversing barrier for the intra-core phase, then revert to
- * dissemination once a single thread remains per core." Participants are grouped by the topology
- * level named by `group` (the SMT core in 003; here also the cache group or the NUMA node) or in blocks
- * of N consecutive topology positions. Every participant increments its group's counter; the last one
- * to arrive in a group becomes the group's leader for this episode (it is dynamic, as in Listing 1.1),
- * runs the dissemination exchange among groups on the group's behalf, then resets the counter and
- * releases its group through the group's release flag.
- * Cost: inside a group, size-1 increments on a line the group's CPUs share cheaply; across groups,
- * ceil(log2 G) dissemination rounds, each one (remote) line transfer deep.
- * AG_SERIAL goes to the leader of group 0 (exactly one per episode).
+ * Idea: group by core/cache/NUMA or blocks of N; the last arriver of a group leads it for the episode,
+ * runs dissemination among leaders, then resets the counter and releases its group.
+ * Invariant: one leader per group per episode; AG_SERIAL goes to the leader of group 0.
+ * Source: 003 §4 (dsmnH), Listing 1.1. Details: docs/algorithms/hybrid.md.
  */
 #include "../algo.h"
 #include "lib/dissem.h"
