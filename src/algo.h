@@ -38,9 +38,11 @@ struct ag_key {
     const char *help;
 };
 
-#define AG_KEY_INT(name, min, max, def, help)              { name, min, max, NULL, def, help }
-#define AG_KEY_WORD(name, words, def, help)                { name, 1, 0, words, def, help }
+/* clang-format off */
+#define AG_KEY_INT(name, min, max, def, help)                { name, min, max, NULL, def, help }
+#define AG_KEY_WORD(name, words, def, help)                  { name, 1, 0, words, def, help }
 #define AG_KEY_WORD_OR_INT(name, words, min, max, def, help) { name, min, max, words, def, help }
+/* clang-format on */
 
 /* A parameter value (ag_setup.p[j], ag_run.p[j], ag_spec.val[j]): an integer (>= 0, within the key's
  * range) or a word. The encoding, word w of the key as -(w + 1), is spec.c's and these functions';
