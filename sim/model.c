@@ -317,13 +317,13 @@ static long key_of(const struct ag_spec *sp, const char *name)
     return LONG_MIN;
 }
 
-/* Whether key name holds word (spec.c stores word w as -(w+1)). */
+/* Whether key name holds word (read through src/algo.h's accessors, never the encoding). */
 static int word_is(const struct ag_spec *sp, const char *name, const char *word)
 {
     const struct ag_key *k;
     for (unsigned j = 0; (k = ag_spec_key(&ag_algo_table, sp->kind, j)); j++)
         if (!strcmp(k->name, name))
-            return k->words && sp->val[j] < 0 && !strcmp(k->words[-sp->val[j] - 1], word);
+            return k->words && ag_is_word(sp->val[j]) && !strcmp(k->words[ag_word(sp->val[j])], word);
     return 0;
 }
 

@@ -26,7 +26,10 @@ struct ag_algo;
 
 /* ---- spec keys (shared by algorithms and wait policies; parsed by spec.c) ---- */
 
-/* A key takes an integer in [min, max], or one of words[] (stored as -(index+1)), or both. */
+/* A key is typed: an integer key takes an integer in [min, max], a word key one of its words[], and a
+ * key may take both (hybrid's group=core|cache|numa|N). Declare keys with AG_KEY_INT, AG_KEY_WORD or
+ * AG_KEY_WORD_OR_INT; spec.c parses every value once against its key, and an algorithm reads the value
+ * with ag_is_word, ag_word and ag_int below, never through its encoding. */
 struct ag_key {
     const char *name;
     long min, max;              /* integer range; min > max means words only */
@@ -34,6 +37,20 @@ struct ag_key {
     const char *def;            /* default, as written in a spec string */
     const char *help;
 };
+
+/* clang-format off */
+#define AG_KEY_INT(name, min, max, def, help)                { name, min, max, NULL, def, help }
+#define AG_KEY_WORD(name, words, def, help)                  { name, 1, 0, words, def, help }
+#define AG_KEY_WORD_OR_INT(name, words, min, max, def, help) { name, min, max, words, def, help }
+/* clang-format on */
+
+/* A parameter value (ag_setup.p[j], ag_run.p[j], ag_spec.val[j]): an integer (>= 0, within the key's
+ * range) or a word. The encoding, word w of the key as -(w + 1), is spec.c's and these functions';
+ * it is also the stored form in process-shared headers and the simulator's parameter arrays. */
+static inline int ag_is_word(long v) { return v < 0; }
+static inline unsigned ag_word(long v) { return (unsigned)(-(v + 1)); } /* index into the key's words */
+static inline long ag_int(long v) { return v; }                           /* an integer key's value */
+static inline long ag_word_value(unsigned w) { return -(long)w - 1; }
 
 #define AG_MAXKEYS 6
 

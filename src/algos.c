@@ -19,7 +19,8 @@ static const struct ag_kind *algo_get(unsigned i) { return &ag_algos[i]->k; }
 
 static const char *const line_words[] = { "64", "128", NULL };
 static const struct ag_key common_keys[] = {
-    { "line", 1, 0, line_words, "64", "flag stride in bytes: one cache line (64) or an adjacent-line pair (128)" },
+    AG_KEY_WORD("line", line_words, "64",
+                "flag stride in bytes: one cache line (64) or an adjacent-line pair (128)"),
     { 0 } };
 
 const struct ag_table ag_algo_table = { "algorithm", sizeof ag_algos / sizeof ag_algos[0], algo_get,

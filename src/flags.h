@@ -67,12 +67,8 @@ typedef struct ag_flags {
     uint32_t nslots;
 } ag_flags_t;
 
-/* wait.c: the slow paths; whether this process can use membarrier() for asymmetric fences */
-int ag_membarrier_ready(void);
-int  ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
-void ag_flag_wake(const ag_flags_t *f, uint32_t i);
-/* Break the barrier: set the broken flag and wake every waiter, spinning or asleep (wait.c). */
-void ag_flags_break(const ag_flags_t *f);
+/* the slow paths (flag_wait.c): waiting with the policy, futex wake-up, membarrier, break */
+#include "flag_wait.h"
 
 static inline int flag_broken(const ag_flags_t *f)
 {
@@ -93,7 +89,7 @@ static inline void flag_put(const ag_flags_t *f, uint32_t i, uint64_t v)
  * increment-then-recheck form a Dekker pair: one of the two must see the other. Two ways to order it:
  *   asym    the sleeper (about to make a futex call anyway) runs membarrier(), which puts a full
  *           barrier into every running thread of the process; the releaser needs only a compiler
- *           barrier, so a release costs what it costs without sleepers (wait.c, ag_membarrier_ready);
+ *           barrier, so a release costs what it costs without sleepers (flag_wait.c, ag_membarrier_ready);
  *   else    seq_cst store and load (an xchg on x86): where sleeping is the rule (block, or hybrid with
  *           no spin phase: a membarrier per sleep would cost more), for process-shared barriers, and
  *           where membarrier() is unavailable (wait.h, ag_wait_sleeps_rarely). */

@@ -62,5 +62,5 @@ unsigned ag_line_of(const struct ag_algo *a, const long *params)
     while (a->k.keys && a->k.keys[nk].name)
         nk++;
     /* the common key "line" (words "64" | "128") follows the algorithm's keys */
-    return params[nk] == -1 ? 64 : 128;
+    return ag_word(params[nk]) == 0 ? 64 : 128;
 }

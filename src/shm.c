@@ -246,7 +246,7 @@ static int header_sane(const struct shm_header *h, size_t len)
         int64_t v = h->params[j], nwords = 0;
         while (key->words && key->words[nwords])
             nwords++;
-        if (v < 0 ? v < -nwords : (key->min > key->max || v < key->min || v > key->max))
+        if (ag_is_word(v) ? ag_word(v) >= nwords : (key->min > key->max || v < key->min || v > key->max))
             return 0;
     }
     for (; j < AG_MAXKEYS; j++)

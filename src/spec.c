@@ -68,7 +68,7 @@ static int parse_value(const struct ag_key *k, const char *v, size_t vl, long *o
     if (k->words)
         for (unsigned w = 0; k->words[w]; w++)
             if (strlen(k->words[w]) == vl && strncmp(k->words[w], v, vl) == 0) {
-                *out = -(long)(w + 1);
+                *out = ag_word_value(w);
                 return 0;
             }
     if (k->min > k->max || vl == 0 || vl > 20)
@@ -89,8 +89,8 @@ static int parse_value(const struct ag_key *k, const char *v, size_t vl, long *o
 
 int ag_key_format(const struct ag_key *k, long v, char *buf, size_t len)
 {
-    if (v < 0 && k->words)
-        return snprintf(buf, len, "%s", k->words[-v - 1]);
+    if (ag_is_word(v) && k->words)
+        return snprintf(buf, len, "%s", k->words[ag_word(v)]);
     return snprintf(buf, len, "%ld", v);
 }
 

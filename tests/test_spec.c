@@ -112,5 +112,42 @@ int main(void)
     bad(&ag_wait_table, "spin:spin_ns=5", "unknown key 'spin_ns'; expected one of: none");
     bad(&ag_wait_table, "hybrid:spin_ns=abc", "bad value 'abc' for spin_ns");
     bad(&ag_wait_table, "futex", "unknown wait policy 'futex'; expected one of: spin, pause, backoff, yield, block, hybrid, auto");
+    bad(&ag_algo_table, "stour:pad=tight", "bad value 'tight' for pad; expected one of line|packed");
+    bad(&ag_algo_table, "stour:wake=Tree", "bad value 'Tree' for wake; expected one of global|tree|numa");
+    bad(&ag_algo_table, "tournament:wake=numa", "bad value 'numa' for wake; expected one of global|tree");
+    bad(&ag_algo_table, "dtour:wake=", "bad value '' for wake; expected one of global|tree");
+    bad(&ag_algo_table, "hybrid:group=socket", "expected one of core|cache|numa or an integer in 1..1048576");
+    bad(&ag_algo_table, "mcs:line=96", "bad value '96' for line; expected one of 64|128");
+
+    /* every word of every key is accepted, read back by ag_word as its index, and spelled canonically */
+    for (unsigned i = 0; i < ag_algo_table.n; i++) {
+        const struct ag_kind *kind = ag_algo_table.get(i);
+        const struct ag_key *k;
+        for (unsigned j = 0; (k = ag_spec_key(&ag_algo_table, kind, j)); j++)
+            for (unsigned w = 0; k->words && k->words[w]; w++) {
+                char s[128], want[256];
+                snprintf(s, sizeof s, "%s:%s=%s", kind->name, k->name, k->words[w]);
+                int rc = ag_spec_parse(&ag_algo_table, s, &sp, msg, sizeof msg);
+                CHECK(rc == 0, "'%s': %s", s, msg);
+                if (rc)
+                    continue;
+                CHECK(ag_is_word(sp.val[j]) && ag_word(sp.val[j]) == w, "'%s': word %u", s, w);
+                ag_spec_format(&ag_algo_table, &sp, canon, sizeof canon);
+                snprintf(want, sizeof want, "%s=%s", k->name, k->words[w]);
+                CHECK(strstr(canon, want) != NULL, "'%s' -> '%s'", s, canon);
+                roundtrip(&ag_algo_table, s);
+                roundtrip(&ag_algo_table, canon);
+            }
+    }
+    /* integers read back as integers */
+    CHECK(ag_spec_parse(&ag_algo_table, "dtour:fanin=9", &sp, msg, sizeof msg) == 0 && !ag_is_word(sp.val[0]) &&
+              ag_int(sp.val[0]) == 9, "integer fanin");
+    CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=numa", &sp, msg, sizeof msg) == 0 &&
+              ag_is_word(sp.val[0]) && ag_word(sp.val[0]) == AG_LVL_NUMA, "group=numa is AG_LVL_NUMA");
+    /* canonical round trips of the spellings andgate list shows */
+    roundtrip(&ag_algo_table, "combining:arity=4,wake=tree,line=64");
+    roundtrip(&ag_algo_table, "tournament:wake=global,line=128");
+    roundtrip(&ag_algo_table, "dtour:fanin=64,wake=global,line=64");
+    roundtrip(&ag_algo_table, "hybrid:group=core,line=64");
     return check_done();
 }

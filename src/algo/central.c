@@ -1,12 +1,8 @@
 /* central — sense-reversing centralized barrier.
- *
- * Source: 002_22d269b377cdac79.txt §II-B "Sense-reversing centralized barrier" (SENSE);
- *         003_614c4f6f0a5e5869.txt §3 (sr, with a global sense flag).
- *
- * One shared arrival counter and one global sense flag, each on its own cache line. Every participant
- * increments the counter; the last to arrive resets it and flips the sense, which releases the others.
- * Cost: n serialized read-modify-writes on one line (the hot spot), then one store that every waiter
- * reads: O(n) on the critical path, but a single flag to wake, so it is the cheapest to block on.
+ * Idea: one arrival counter and one global sense flag, each on its own line; the last of n arrivals
+ * resets the counter and flips the sense (e & 1), which releases everybody polling it.
+ * Invariant: the counter holds this episode's arrivals; the sense changes only once all n are in.
+ * Source: 002 §II-B (SENSE); 003 §3 (sr). Cost, notes: docs/algorithms/central.md.
  */
 #include "../algo.h"
 

@@ -1,36 +1,20 @@
 /* combining — software combining-tree barrier (Yew, Tzeng and Lawrie).
- *
- * Source: 002_22d269b377cdac79.txt §II-B "Software combined tree barrier" (CMB, Figure 4(a));
- *         003_614c4f6f0a5e5869.txt §3 "combining-tree barrier" (ct, with "gs" global or "ls" local
- *         node-level release flags).
- *
- * Idea (the counting tree and the release are lib/ctree.c, shared with dtour): participants, in topology rank order, are grouped K (arity) at a time into the leaves of a
- * tree; each node has an arrival counter on its own cache line, "like the centralized barrier". The
- * last arriver at a node (decided at run time by its fetch_add) resets the counter and climbs to the
- * parent, where it counts as one arrival of a child node; the last arriver at the root is the champion
- * (AG_SERIAL). Nobody else climbs: they wait, either on one global release flag (wake=global, 003's
- * "gs") or on the release flag of the node where they lost (wake=tree, 003's "ls"). In the tree wake the
- * champion, and every winner once it is released, stores the release flags of the nodes it won from the
- * top down, so the release fans out down the same tree the arrivals climbed.
- *
- * Cost (critical path, cache-line transfers; 002 §III-B notation): the tree has D = ceil(log_K n)
- * levels; at each level up to K read-modify-writes serialize on the node's line, so arrival costs D
- * transfers when arrivals are staggered and up to D·K when they collide, never n on one line (the hot
- * spot of central is split into ceil(n/K) + ... + 1 cooler ones). Release: global is 002 formula (3),
- * ((n-1)·α + 1)·L + c·(n-1); tree is about D + 1 store-then-read hops, each a store that invalidates at
- * most K-1 sharers and their reads, ≈ (D + 1)·((K-1)·α + 1)·L, with no line read by more than K-1.
+ * Idea: participants in rank order, K (arity) per leaf; the last arriver at a node (its fetch_add)
+ * resets the counter and climbs; the last at the root is the champion and releases (lib/ctree.c).
+ * Invariant: exactly one participant leaves each node upward per episode, so the root counts n.
+ * Source: 002 §II-B (CMB, Fig. 4(a)); 003 §3 (ct, gs/ls release). Details: docs/algorithms/combining.md.
  */
 #include <errno.h>
 
 #include "../algo.h"
 #include "lib/ctree.h"
-
-enum { WAKE_GLOBAL = -1, WAKE_TREE = -2 }; /* the words of key "wake", as spec.c stores them */
+#include "lib/wake.h"
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    long k = s->p[0], wake = s->p[1];
-    if (k < 2 || k > 64 || (wake != WAKE_GLOBAL && wake != WAKE_TREE) || s->n < 1)
+    long k = ag_int(s->p[0]);
+    unsigned wake = ag_is_word(s->p[1]) ? ag_word(s->p[1]) : ~0u;
+    if (k < 2 || k > 64 || (wake != AG_WAKE_GLOBAL && wake != AG_WAKE_TREE) || s->n < 1)
         return EINVAL;
     uint32_t K = (uint32_t)k, n = s->n;
 
@@ -45,7 +29,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     struct ag_ctree *st = ag_layout_state(L, ag_ctree_size(nnodes, n));
     if (!st)
         return 0; /* the framework reports ENOMEM */
-    *st = (struct ag_ctree){ .mode = AG_CTREE_RESET, .tree_wake = wake == WAKE_TREE, .nnodes = nnodes, .n = n };
+    *st = (struct ag_ctree){ .mode = AG_CTREE_RESET, .tree_wake = wake == AG_WAKE_TREE, .nnodes = nnodes, .n = n };
 
     /* base: index of the first node of the current level; players: how many it combines */
     uint32_t base = 0, players = n;
@@ -67,11 +51,10 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return 0;
 }
 
-static const char *const wake_words[] = { "global", "tree", NULL };
 static const struct ag_key keys[] = {
-    { "arity", 2, 64, NULL, "4", "participants per leaf and child nodes per internal node (K)" },
-    { "wake", 1, 0, wake_words, "tree",
-      "release: one global flag (003 gs), or a flag per node released top-down (003 ls)" },
+    AG_KEY_INT("arity", 2, 64, "4", "participants per leaf and child nodes per internal node (K)"),
+    AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
+                "release: one global flag (003 gs), or a flag per node released top-down (003 ls)"),
     { 0 } };
 
 const struct ag_algo ag_algo_combining = {

@@ -1,16 +1,8 @@
 /* counting — two-generation counting barrier (the HARP design, in software).
- *
- * Source: 000_15c0f7e7309a66d9.txt §2 ("a hand-tuned two generation counting barrier (Counting)") and
- *         §3 / Figure 5 (the HARP barrier: atomic arrival counting, termination notification, "two
- *         copies are instantiated. Software alternates between the two copies, similar to a classic
- *         counting barrier").
- *
- * Two arrival counters, used by alternate episodes (generation g = e & 1), and one release flag holding
- * the number of the next episode. The last participant to increment counter g releases everyone at
- * once and only then clears counter g: the next episode counts on the other copy, so the reset is off
- * the critical path (the race between the release of one barrier and the arrival to the next that 000
- * §2 says "multiple generations are typically needed to handle").
- * Cost: n serialized atomic increments on one line, then one store read by n-1 pollers.
+ * Idea: two arrival counters used by alternate episodes (g = e & 1) and one release flag; the last
+ * arrival releases everyone, then clears counter g, off the critical path.
+ * Invariant: counter g is zero again before episode e + 2 counts on it (nobody arrives there first).
+ * Source: 000 §2 (Counting), §3 / Fig. 5 (HARP). Details: docs/algorithms/counting.md.
  */
 #include "../algo.h"
 

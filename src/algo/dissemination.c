@@ -1,21 +1,14 @@
 /* dissemination — n-way dissemination barrier.
- *
- * Source: 003_614c4f6f0a5e5869.txt §3 (dsmn, the n-way dissemination barrier; ways = n - 1 partners per
- *         round), 002_22d269b377cdac79.txt §II-B (DIS).
- *
- * No tree and no champion: in each of ceil(log_{W+1} n) rounds every participant signals W partners and
- * waits for W signals (lib/dissem.c has the exchange and its invariant). Participants are numbered by
- * topology position, so the first rounds pair neighbours that share caches.
- * Cost: ceil(log_{W+1} n) rounds, each one line transfer deep (W concurrent transfers per participant);
- * the shortest critical path of the catalogue while partners are close, but every round pays at least
- * one remote transfer once participants span clusters (002 §IV).
- * AG_SERIAL goes to the participant at topology position 0.
+ * Idea: no tree, no champion: ceil(log_{W+1} n) rounds, each participant signals W partners and waits
+ * for W signals (lib/dissem.c); topology numbering pairs cache neighbours first.
+ * Invariant: after round r a participant has heard, directly or not, from (W+1)^(r+1) participants.
+ * Source: 003 §3 (dsmn); 002 §II-B (DIS). Details: docs/algorithms/dissemination.md.
  */
 #include "../algo.h"
 #include "lib/dissem.h"
 
 static const struct ag_key keys[] = {
-    { "ways", 1, 64, NULL, "1", "partners signalled per round (003's n-way: n = ways + 1)" },
+    AG_KEY_INT("ways", 1, 64, "1", "partners signalled per round (003's n-way: n = ways + 1)"),
     { 0 } };
 
 struct dissemination {
@@ -29,7 +22,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     struct dissemination *st = ag_layout_state(L, sizeof *st + s->n * sizeof st->pos[0]);
     if (!st)
         return 0;
-    ag_dissem_setup(&st->d, s->n, (unsigned)s->p[0], L);
+    ag_dissem_setup(&st->d, s->n, (unsigned)ag_int(s->p[0]), L);
     st->serial = s->order[0];
     for (unsigned t = 0; t < s->n; t++)
         st->pos[t] = s->rank[t];

@@ -1,38 +1,15 @@
 /* dtour — dynamic f-way tournament barrier (Grunwald and Vajracharya).
- *
- * Source: 002_22d269b377cdac79.txt §II-B "Static and dynamic f-way tournament barriers" (DTOUR: "the
- *         winner is dynamically decided during runtime"; "the value of f varies across different
- *         levels to keep the synchronization tree as balanced as possible", again in §V-B-2);
- *         003_614c4f6f0a5e5869.txt §3 (dtn: the winner identifies itself from what the others marked
- *         on arrival, so no static winner busy-waits on a location its losers have yet to set).
- *
- * Idea (the counting tree and the release are lib/ctree.c, shared with combining): a tournament in rounds. In round r the m players still in the game (round 0: all n
- * participants in topology rank order) are split into g = ceil(m / F) groups of contiguous players,
- * as equal in size as possible (sizes floor(m/g) and ceil(m/g) <= F), so the fan-in varies per round
- * and the tree is balanced. Each group has one arrival word; a player arrives with a fetch_add and the
- * one whose fetch_add completes the group's count for this episode wins the group and plays group
- * index i in round r + 1. The winner of the last round is the champion (AG_SERIAL) and releases
- * everyone: one global flag (wake=global) or, top-down, the release flag of every group it won
- * (wake=tree); each loser waits on the release flag of the group where it lost and, once released,
- * releases the groups it had won, top-down, in turn.
- *
- * Unlike combining, the arrival word is never reset (no Re-initialization-Phase, 002 §II-B): it is a
- * monotonically increasing arrival count, and the winner is found from the episode number (see
- * the invariant in lib/ctree.c, won_node()).
- *
- * Cost (critical path, cache-line transfers; 002 §III-B notation): R = ceil(log_F n) rounds; round r
- * serializes at most ceil(m_r / g_r) <= F read-modify-writes on one line, and the balanced split keeps
- * that maximum as small as the round count allows (n = 5, F = 4: groups 3+2 then 2, where a fixed
- * fan-in gives 4+1 then 2). Arrival: R transfers when arrivals are staggered, sum_r ceil(m_r/g_r) <=
- * R·F when they collide. Release: global is 002 formula (3), ((n-1)·α + 1)·L + c·(n-1); tree is about
- * R + 1 store-then-read hops of ((F-1)·α + 1)·L each.
+ * Idea: balanced rounds of at most F players per group; the fetch_add that completes a group's count
+ * wins it and plays on; the last winner is the champion and releases (lib/ctree.c).
+ * Invariant: arrival words only grow (never reset); the winner is found from the episode number.
+ * Source: 002 §II-B, §V-B-2 (DTOUR); 003 §3 (dtn). Details: docs/algorithms/dtour.md.
  */
 #include <errno.h>
 
 #include "../algo.h"
 #include "lib/ctree.h"
+#include "lib/wake.h"
 
-enum { WAKE_GLOBAL = -1, WAKE_TREE = -2 }; /* the words of key "wake", as spec.c stores them */
 
 /* m players in g groups as equal as possible: the first m % g groups have one player more. */
 static uint32_t group_of(uint32_t p, uint32_t m, uint32_t g)
@@ -45,8 +22,9 @@ static uint32_t ngroups_for(uint32_t m, uint32_t f) { return (m + f - 1) / f; }
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    long f = s->p[0], wake = s->p[1];
-    if (f < 2 || f > 64 || (wake != WAKE_GLOBAL && wake != WAKE_TREE) || s->n < 1)
+    long f = ag_int(s->p[0]);
+    unsigned wake = ag_is_word(s->p[1]) ? ag_word(s->p[1]) : ~0u;
+    if (f < 2 || f > 64 || (wake != AG_WAKE_GLOBAL && wake != AG_WAKE_TREE) || s->n < 1)
         return EINVAL;
     uint32_t F = (uint32_t)f, n = s->n;
 
@@ -60,7 +38,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     if (!st)
         return 0; /* the framework reports ENOMEM */
     /* reset-free arrival counts: no Re-initialization-Phase (002 §II-B) */
-    *st = (struct ag_ctree){ .mode = AG_CTREE_COUNT, .tree_wake = wake == WAKE_TREE, .nnodes = total, .n = n };
+    *st = (struct ag_ctree){ .mode = AG_CTREE_COUNT, .tree_wake = wake == AG_WAKE_TREE, .nnodes = total, .n = n };
 
     /* Round r: m players in g groups starting at index base; group i is player i of round r + 1,
      * where it plays in group group_of(i, g, g') of that round. */
@@ -86,11 +64,10 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return 0;
 }
 
-static const char *const wake_words[] = { "global", "tree", NULL };
 static const struct ag_key keys[] = {
-    { "fanin", 2, 64, NULL, "4", "largest group per round (F); groups are balanced: ceil(m/F) groups of m players" },
-    { "wake", 1, 0, wake_words, "tree",
-      "release: one global flag, or a flag per group released top-down by its winner" },
+    AG_KEY_INT("fanin", 2, 64, "4", "largest group per round (F); groups are balanced: ceil(m/F) groups of m players"),
+    AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
+                "release: one global flag, or a flag per group released top-down by its winner"),
     { 0 } };
 
 const struct ag_algo ag_algo_dtour = {

@@ -1,25 +1,16 @@
 /* hybrid — centralized inside a group of CPUs, dissemination across the groups' leaders.
- *
- * Source: 003_614c4f6f0a5e5869.txt §4 "Hybrid Barrier" (dsmnH), Listing 1.1.
- *
- * "Rely on the centralized sense-reversing barrier for the intra-core phase, then revert to
- * dissemination once a single thread remains per core." Participants are grouped by the topology
- * level named by `group` (the SMT core in 003; here also the cache group or the NUMA node) or in blocks
- * of N consecutive topology positions. Every participant increments its group's counter; the last one
- * to arrive in a group becomes the group's leader for this episode (it is dynamic, as in Listing 1.1),
- * runs the dissemination exchange among groups on the group's behalf, then resets the counter and
- * releases its group through the group's release flag.
- * Cost: inside a group, size-1 increments on a line the group's CPUs share cheaply; across groups,
- * ceil(log2 G) dissemination rounds, each one (remote) line transfer deep.
- * AG_SERIAL goes to the leader of group 0 (exactly one per episode).
+ * Idea: group by core/cache/NUMA or blocks of N; the last arriver of a group leads it for the episode,
+ * runs dissemination among leaders, then resets the counter and releases its group.
+ * Invariant: one leader per group per episode; AG_SERIAL goes to the leader of group 0.
+ * Source: 003 §4 (dsmnH), Listing 1.1. Details: docs/algorithms/hybrid.md.
  */
 #include "../algo.h"
 #include "lib/dissem.h"
 
-static const char *const group_words[] = { "core", "cache", "numa", NULL };
+static const char *const group_words[] = { "core", "cache", "numa", NULL }; /* in AG_LVL_* order */
 static const struct ag_key keys[] = {
-    { "group", 1, 1 << 20, group_words, "core",
-      "centralized inside each core | cache group | NUMA node, or blocks of N topology positions" },
+    AG_KEY_WORD_OR_INT("group", group_words, 1, 1 << 20, "core",
+                       "centralized inside each core | cache group | NUMA node, or blocks of N topology positions"),
     { 0 } };
 
 struct hybrid {
@@ -31,15 +22,16 @@ struct hybrid {
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    long g = s->p[0];
-    unsigned ng = g > 0 ? (s->n + (unsigned)g - 1) / (unsigned)g : s->ngroups[-g - 1];
+    /* a word is a topology level (core, cache, numa: AG_LVL_*), an integer a block size */
+    const int by_level = ag_is_word(s->p[0]);
+    const unsigned lvl = by_level ? ag_word(s->p[0]) : 0, g = by_level ? 0 : (unsigned)ag_int(s->p[0]);
+    unsigned ng = by_level ? s->ngroups[lvl] : (s->n + g - 1) / g;
     struct hybrid *st = ag_layout_state(L, sizeof *st + (s->n + ng) * sizeof st->tab[0]);
     if (!st)
         return 0;
     st->ngroups = ng;
     for (unsigned t = 0; t < s->n; t++) {
-        /* word values -1, -2, -3 are core, cache, numa: AG_LVL_CORE, AG_LVL_CACHE, AG_LVL_NUMA */
-        unsigned grp = g > 0 ? s->rank[t] / (unsigned)g : s->group[-g - 1][t];
+        unsigned grp = by_level ? s->group[lvl][t] : s->rank[t] / g;
         st->tab[t] = grp;
         st->tab[s->n + grp]++;
     }

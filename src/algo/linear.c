@@ -1,12 +1,8 @@
 /* linear — the master gathers per-participant arrival flags, then releases everyone.
- *
- * Source: 000_15c0f7e7309a66d9.txt §2 (the Pool barrier: a master polls a pool of arrival flags) and
- *         the linear gather/release barrier of LLVM's OpenMP runtime (libomp "linear").
- *
- * Every participant but the master stores the next episode number into its own arrival flag (its own
- * cache line: no contended read-modify-write at all) and polls the release flag. The master (topology
- * position 0) polls the n - 1 arrival flags in turn, then stores the release flag.
- * Cost: n - 1 line transfers serialized at the master, then one store read by n - 1 pollers.
+ * Idea: each non-master stores e + 1 into its own arrival line (no contended RMW); the master
+ * (position 0) polls the n - 1 flags in turn, then stores the release flag.
+ * Invariant: the release flag moves only after every arrival flag shows this episode.
+ * Source: 000 §2 (Pool); libomp "linear". Details: docs/algorithms/linear.md.
  */
 #include "../algo.h"
 

@@ -1,26 +1,10 @@
 /* mcs — MCS tree barrier: 4-ary arrival tree, binary wake-up tree.
- *
- * Source: 002_22d269b377cdac79.txt §II-B "MCS tree barrier" (MCS; Figure 4(b), after Mellor-Crummey
- *         and Scott): a P-node tree in which every thread is a node, not a leaf as in the combining tree.
- *
- * Every participant is the node of its topology position q = rank[tid]. Arrival: node q's children are
- * positions 4q+1 .. 4q+4 (those < n); each child has its own arrival flag on its own cache line (one
- * flag per child slot, so a parent polls up to four lines), stores the episode value into it once its
- * whole subtree has arrived, and the parent waits for all of its children before signalling its own
- * parent. Position 0, the root, is the champion (AG_SERIAL). Notification: the binary tree of wake.c
- * (node q wakes 2q+1 and 2q+2). The original MCS packs the four child flags into one word of the
- * parent; 002 §V-B shows why a line per flag is better (no sequential writes by siblings to one line).
- *
- * Cost (002 §III-B notation, L = one cache-line transfer): the arrival tree has ceil(log4(3n+1))
- * levels; each edge is a store by the child into a line only its parent reads (W_R then R_R,
- * (α+1)·L). A parent reads its up to four lines one after another, so a level costs (α+1)·L when one
- * child is late and up to four transfers when they arrive together: arrival between log4 n and
- * 4·log4 n = 2·log2 n transfers. The wake-up is the binary tree, formula (4):
- * T_tree = ceil(log2(n+1))·(α+1)·L. No atomic read-modify-write; every flag has one reader.
- *
- * Flags carry episode values: in episode e a child stores e + 1 and the parent waits until its flag is
- * e + 1 or later (AG_GE), so nothing is reset between episodes and every awaited change moves the low
- * 32 bits (e + 1 differs from e there), as flags.h's futex rule requires.
+ * Idea: every participant is the node of its position q; children 4q+1..4q+4 store e + 1 into their
+ * own flags once their subtree has arrived; the root (position 0) is the champion and wakes through
+ * wake.c's binary tree.
+ * Invariant: a node signals its parent only after all its children signalled; flags carry episode
+ * values (AG_GE), so nothing is reset and every awaited change moves the low 32 bits.
+ * Source: 002 §II-B (MCS, Fig. 4(b)); 002 §V-B (a line per flag). Details: docs/algorithms/mcs.md.
  */
 #include "../algo.h"
 #include "lib/wake.h"

@@ -1,33 +1,9 @@
 /* stour — static f-way tournament barrier; fanin=4,pad=line,wake=numa is 002's optimized barrier.
- *
- * Source: 002_22d269b377cdac79.txt §II-B "Static and dynamic f-way tournament barriers" (STOUR, after
- *         its ref. [15]) and §V "Our barrier optimization": §V-A (STOUR as the baseline), §V-B.1 the
- *         arrival flag size (Figure 8: packed flags (a) vs one cache line per flag (b)), §V-B.2 the fixed
- *         fan-in f = 4 from the cost model (1)-(2), §V-C the notification phase (global (3), binary tree
- *         (4), NUMA-aware tree (5); shared with other algorithms in lib/wake.c).
- *
- * Idea. Participants play a tournament over topology positions q = rank[tid] (so the first rounds stay
- * inside a core cluster, 002 §V-A). Round r splits the positions into blocks of F^(r+1); in each block
- * the first position is the statically chosen winner and the others at stride F^r (up to F-1 of them,
- * fewer in a partial block) are its losers: a loser stores the episode value e+1 into its own arrival
- * flag and goes to wait for the wake-up; the winner polls the flags of its losers and plays round r+1.
- * Position 0 wins every round: it is the champion, returns AG_SERIAL and starts the wake-up.
- * No read-modify-write anywhere; flags carry episode values, so nothing is re-initialized between
- * episodes (002 §II-B's third phase is free).
- *
- * Flags. pad=line gives every arrival flag its own cache line (Figure 8(b)): children store in parallel
- * and different subtrees never share a line. pad=packed puts the up-to-(F-1) flags a winner polls in one
- * round next to each other, and those of neighbouring winners after them (Figure 8(a), the original
- * STOUR with 32-bit flags; with our 64-bit flags a 64-byte line holds 8): the winner reads one line per
- * round, but its children's stores serialize on that line and neighbouring subtrees interfere.
- *
- * Cost (002 §V-B, best case, remote latency L_i, RFO weight alpha_i): each of ceil(log_f P) rounds costs
- * one remote store W_R = (1 + alpha_i) L_i plus f-1 remote reads R_R = L_i, so (1)
- *     T(f) = ceil(log_f P) ((1 + alpha_i) L_i + (f - 1) L_i)  ~  ceil(log_f P) (f + 1) L_i,
- * minimized near f in [e, 3.59] by (2); 002 picks f = 4 (a power of 2 that fits the core clusters).
- * Wake-up: global (3) T_global = ((P-1) alpha_i + 1) L_i + c (P-1); binary tree (4) T_tree =
- * ceil(log2(P+1)) (alpha_i + 1) L_i; the NUMA-aware tree (5) trades two extra stores at each group master
- * for fewer cross-cluster transfers.
+ * Idea: over positions q = rank[tid], round r's blocks of F^(r+1) have a static winner (the first) and
+ * up to F-1 losers that store e + 1 into their arrival flags; position 0 is the champion and starts
+ * the wake-up (lib/wake.c: global, tree or numa). No read-modify-write anywhere.
+ * Invariant: a winner plays round r + 1 only after all its round-r losers stored e + 1.
+ * Source: 002 §II-B (STOUR), §V-A..§V-C, Fig. 8, formulas (1)-(5). Details: docs/algorithms/stour.md.
  */
 #include "../algo.h"
 #include "lib/wake.h"
@@ -51,14 +27,13 @@ struct stour {
     struct ag_wake wake; /* the notification phase; its child table follows the games */
 };
 
-static const char *const pad_words[] = { "line", "packed", NULL };
-static const char *const wake_words[] = { "global", "tree", "numa", NULL };
+static const char *const pad_words[] = { "line", "packed", NULL }; /* in AG_PAD, AG_PACK order */
 static const struct ag_key keys[] = {
-    { "fanin", 2, 64, NULL, "4", "players per tournament round, winner included (002 §V-B picks 4)" },
-    { "pad", 1, 0, pad_words, "line",
-      "arrival flags: one cache line each (002 Fig. 8(b)) or packed per winner (Fig. 8(a), original STOUR)" },
-    { "wake", 1, 0, wake_words, "numa",
-      "notification phase: one global flag (3), binary tree (4) or NUMA-aware tree (5) of 002 §V-C" },
+    AG_KEY_INT("fanin", 2, 64, "4", "players per tournament round, winner included (002 §V-B picks 4)"),
+    AG_KEY_WORD("pad", pad_words, "line",
+                "arrival flags: one cache line each (002 Fig. 8(b)) or packed per winner (Fig. 8(a), original STOUR)"),
+    AG_KEY_WORD("wake", ag_wake_words, "numa",
+                "notification phase: one global flag (3), binary tree (4) or NUMA-aware tree (5) of 002 §V-C"),
     { 0 },
 };
 
@@ -75,9 +50,9 @@ static unsigned games_of(uint64_t q, uint64_t n, uint64_t f)
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
-    const uint64_t n = s->n, f = (uint64_t)s->p[0];
-    const int pack = s->p[1] == -2 ? AG_PACK : AG_PAD;
-    const uint32_t wkind = (uint32_t)(-s->p[2] - 1); /* global, tree, numa = AG_WAKE_* */
+    const uint64_t n = s->n, f = (uint64_t)ag_int(s->p[0]);
+    const int pack = ag_word(s->p[1]) == AG_PACK ? AG_PACK : AG_PAD;
+    const uint32_t wkind = ag_word(s->p[2]); /* the words are in AG_WAKE_* order */
 
     size_t ngames = 0;
     for (uint64_t q = 0; q < n; q++)

@@ -1,15 +1,9 @@
 /* ticket — ticket barrier.
- *
- * Source: 000_15c0f7e7309a66d9.txt §2 (the Ticket barrier of the software suite).
- *
- * Like a ticket lock: every arrival takes the next ticket with one atomic increment of a counter that is
- * never reset per episode; ticket t belongs to batch k = t / n, and the holder of the last ticket of a
- * batch (t mod n == n - 1) announces "now serving k + 1", which releases the batch. No counter reset
- * sits on the critical path. Batches are numbered modulo M = 2^32 (the serving flag changes its low
- * 32 bits every episode, as futex waiting needs); when the ticket counter reaches n·M the last arriver
- * of that batch rebases it to 0 — safe, because no ticket of the next batch can be taken before it
- * releases the batch.
- * Cost: n serialized increments on the ticket line, one store read by n - 1 pollers.
+ * Idea: like a ticket lock: each arrival takes the next ticket (one fetch_add, never reset per
+ * episode); the holder of a batch's last ticket announces "now serving k + 1".
+ * Invariant: no ticket of batch k + 1 is taken before batch k is released, so rebasing the counter
+ * at n·2^32 by the last arriver is safe.
+ * Source: 000 §2 (Ticket). Details: docs/algorithms/ticket.md.
  */
 #include "../algo.h"
 

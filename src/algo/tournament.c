@@ -1,46 +1,19 @@
-/* tournament — static tournament barrier (Hensgen, Finkel and Manber), with a global or a tree wake-up.
- *
- * Source: 002_22d269b377cdac79.txt §II-B "Tournament barrier" (TOUR);
- *         003_614c4f6f0a5e5869.txt §3 (static tournament, "stn", with Mellor-Crummey and Scott's
- *         tree-based notification); notification variants "gs" (one global flag) and "ls" (tree of
- *         local flags) as named in 003 §5.2 and compared in 003 §5.3 ("Global Sense vs Local Sense").
- *
- * Pairs of participants play rounds r = 0 .. ceil(log2 n) - 1 over topology positions q = rank[tid]. In
- * round r the position q with q mod 2^(r+1) == 0 is the winner and q + 2^r (if < n) its loser, both
- * fixed in advance, so no atomic read-modify-write is needed: the loser stores the winner's round-r
- * arrival flag and then waits to be woken; the winner waits for that flag and plays the next round.
- * Position 0 wins every round: it is the champion (AG_SERIAL), and releases everybody:
- *   wake=global  one flag that every loser polls (wake.c, AG_WAKE_GLOBAL; 002 formula (3), 003 "gs");
- *   wake=tree    the tournament run backwards (003 "ls"): each winner, once released, wakes the losers
- *                it beat, latest round first. That is a binomial tree, not wake.c's binary tree, on
- *                purpose: a winner wakes exactly the participants it played, which are its neighbours
- *                in topology order (round r pairs stay inside aligned blocks of 2^(r+1) positions), and
- *                latest-round-first starts the largest subtree first, so everybody is woken after
- *                ceil(log2 n) steps, as many as the arrival took. wake.c's tree (q wakes 2q+1, 2q+2)
- *                would send position 1's wake-ups to positions 3 and 4, across the blocks the arrival
- *                kept apart.
- *
- * Cost (002 §III-B notation): arrival is ceil(log2 n) rounds, each one W_R by the loser and one R_R
- * by the winner on a line that only those two touch: ceil(log2 n)·(α+1)·L on the critical path, no
- * atomics. Wake-up: global is T_global = ((n-1)·α + 1)·L + c·(n-1) (one line read by everybody); tree
- * is ceil(log2 n) steps of one W_R each, one private line per participant; the champion issues
- * ceil(log2 n) stores in sequence. In all about 2·ceil(log2 n) transfers on the critical path (tree).
- *
- * Flags carry episode values: in episode e a loser stores e + 1 and its winner waits until its flag is
- * e + 1 or later (AG_GE); wake flags likewise. Nothing is reset between episodes, and every awaited
- * change moves the low 32 bits (e + 1 differs from e there), as flags.h's futex rule requires.
+/* tournament — static tournament barrier (Hensgen, Finkel and Manber), global or tree wake-up.
+ * Idea: pairs play ceil(log2 n) rounds over positions; in round r, q with q mod 2^(r+1) == 0 beats
+ * q + 2^r, fixed in advance (no atomics); position 0 is the champion and wakes everybody: one global
+ * flag, or the tournament run backwards (each winner wakes the losers it beat, latest round first).
+ * Invariant: flags carry episode values (AG_GE): nothing is reset, every awaited change moves the
+ * low 32 bits.
+ * Source: 002 §II-B (TOUR); 003 §3 (stn), §5.2-5.3 (gs/ls). Details: docs/algorithms/tournament.md.
  */
 #include <errno.h>
 
 #include "../algo.h"
 #include "lib/wake.h"
 
-static const char *const wake_words[] = { "global", "tree", NULL };
-enum { WAKE_GLOBAL = -1, WAKE_TREE = -2 }; /* spec.c stores word k as -(k+1) */
-
 static const struct ag_key keys[] = {
-    { "wake", 1, 0, wake_words, "tree",
-      "notification: global (one flag polled by all, 003 gs) or tree (winners wake the losers they beat, 003 ls)" },
+    AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
+                "notification: global (one flag polled by all, 003 gs) or tree (winners wake the losers they beat, 003 ls)"),
     { NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -58,12 +31,13 @@ struct tour {
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
     unsigned n = s->n;
-    if (s->p[0] != WAKE_GLOBAL && s->p[0] != WAKE_TREE)
+    unsigned wake = ag_is_word(s->p[0]) ? ag_word(s->p[0]) : ~0u;
+    if (wake != AG_WAKE_GLOBAL && wake != AG_WAKE_TREE)
         return EINVAL;
     struct tour *st = ag_layout_state(L, sizeof *st + (size_t)n * sizeof st->pos[0]);
     if (!st)
         return 0; /* the framework reports ENOMEM */
-    st->tree = s->p[0] == WAKE_TREE;
+    st->tree = wake == AG_WAKE_TREE;
     st->arrive = ag_flags_alloc(L, n - 1, 1, AG_PAD);
     if (st->tree)
         st->wake = ag_flags_alloc(L, n - 1, 1, AG_PAD);

@@ -5,6 +5,9 @@
 
 #define ROW (1 + AG_WAKE_MAXCHILD)
 
+const char *const ag_wake_words[] = { "global", "tree", "numa", NULL };
+const char *const ag_wake_words_tree[] = { "global", "tree", NULL };
+
 size_t ag_wake_table_bytes(unsigned n, uint32_t kind)
 {
     return kind == AG_WAKE_GLOBAL ? 0 : (size_t)n * ROW * sizeof(uint32_t);

@@ -20,6 +20,11 @@
 
 enum { AG_WAKE_GLOBAL = 0, AG_WAKE_TREE = 1, AG_WAKE_NUMA = 2 };
 
+/* The words of an algorithm's "wake" key, in AG_WAKE_* order, so ag_word(value) is the AG_WAKE_* kind:
+ * all three, or global|tree for algorithms without the NUMA-aware tree. */
+extern const char *const ag_wake_words[];
+extern const char *const ag_wake_words_tree[];
+
 #define AG_WAKE_MAXCHILD 4
 
 struct ag_wake {

@@ -1,0 +1,206 @@
+/* flag_wait.c — the native primitive layer's slow paths (flag_wait.h): waiting for a flag with the
+ * barrier's wait policy (wait.h), futex sleep and wake-up, the membarrier() half of the asymmetric
+ * fence, and breaking a barrier. flags.h inlines the fast paths and calls here; the policy itself is
+ * only data here (struct ag_waitpol), so the dependency goes one way: flags.h -> flag_wait.c -> wait.h.
+ * The simulator has its own backend (sim_flags.h) and does not build this file.
+ */
+#define _GNU_SOURCE
+#include "flag_wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "andgate.h"
+#include "flags.h"
+#include "wait.h"
+
+/* ---- membarrier: the sleeper's half of the asymmetric fence ---- */
+
+static int membarrier_state; /* 1 registered, -1 unavailable */
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+
+static void membarrier_register(void)
+{
+    const char *env = getenv("ANDGATE_MEMBARRIER"); /* "0": use seq_cst releases (tests cover both) */
+    if (env && !strcmp(env, "0")) {
+        membarrier_state = -1;
+        return;
+    }
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_state = cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+                               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+                           ? 1
+                           : -1;
+}
+
+int ag_membarrier_ready(void)
+{
+    pthread_once(&membarrier_once, membarrier_register);
+    return membarrier_state == 1;
+}
+
+/* A full memory barrier in every running thread of this process: after it, any releaser whose
+ * sleeper-count load missed our increment has its earlier flag store visible to us. */
+static void membarrier_all(void)
+{
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* ---- futex ---- */
+
+static _Atomic uint32_t *futex_word(const ag_flags_t *f, uint32_t i)
+{
+    /* the low 32 bits of the 64-bit flag */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (_Atomic uint32_t *)(void *)&f->slots[i];
+#else
+    return (_Atomic uint32_t *)(void *)&f->slots[i] + 1;
+#endif
+}
+
+void ag_flag_wake(const ag_flags_t *f, uint32_t i)
+{
+    syscall(SYS_futex, futex_word(f, i), f->pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+            NULL, 0);
+}
+
+/* Sleep while flag i is unchanged; 0 when the condition holds, ETIMEDOUT past the deadline. */
+/* 1: the condition holds and the barrier is not broken; 2: the barrier is broken; 0: keep waiting.
+ * The broken check comes after the condition (flags.h): a value that satisfies a waiter only because
+ * ag_flags_break() changed it is always followed by a visible broken flag. */
+static inline int ready(const ag_flags_t *f, uint32_t i, int cond, uint64_t v)
+{
+    int held = ag_cond_holds(flag_load(f, i), cond, v);
+    return flag_broken(f) ? 2 : held;
+}
+
+static inline int outcome(int r)
+{
+    return r == 1 ? 0 : AG_EBROKEN;
+}
+
+/* Sleep while flag i is unchanged: 0 once the condition holds, ETIMEDOUT past the deadline,
+ * AG_EBROKEN once the barrier is broken. */
+static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    int rc = 0;
+    struct timespec ts, *tsp = NULL;
+    if (deadline != AG_NO_DEADLINE) {
+        ts.tv_sec = (time_t)(deadline / 1000000000u);
+        ts.tv_nsec = (long)(deadline % 1000000000u);
+        tsp = &ts;
+    }
+    int op = FUTEX_WAIT_BITSET | (f->pshared ? 0 : FUTEX_PRIVATE_FLAG);
+    /* Announce the sleeper before the last look at the flag: a releaser stores the flag, then reads
+     * the sleeper count, so either it sees us or we see its store (flags.h explains the two fences).
+     * ag_flags_break() likewise stores the broken flag, then reads the sleeper counts (seq_cst). */
+    atomic_fetch_add_explicit(&f->sleepers[i], 1, memory_order_seq_cst);
+    if (f->asym)
+        membarrier_all();
+    for (;;) {
+        uint64_t x = atomic_load_explicit(&f->slots[i], memory_order_seq_cst);
+        int held = ag_cond_holds(x, cond, v);
+        if (flag_broken(f)) {
+            rc = AG_EBROKEN;
+            break;
+        }
+        if (held)
+            break;
+        if (deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline) {
+            rc = ETIMEDOUT;
+            break;
+        }
+        /* The kernel sleeps only while the low word still equals what we saw (a break changes it). */
+        syscall(SYS_futex, futex_word(f, i), op, (uint32_t)x, tsp, NULL, FUTEX_BITSET_MATCH_ANY);
+    }
+    atomic_fetch_sub_explicit(&f->sleepers[i], 1, memory_order_relaxed);
+    return rc;
+}
+
+void ag_flags_break(const ag_flags_t *f)
+{
+    atomic_store_explicit(&f->slots[f->broken], 1, memory_order_seq_cst);
+    if (!f->sleepers)
+        return; /* spinners see the flag at their next poll */
+    /* Sleepers: change the futex word under each (so one that is about to call futex_wait returns at
+     * once) and wake it. The flag values are garbage from now on; ag_barrier_reset rewrites them. */
+    for (uint32_t i = 0; i < f->nslots; i++)
+        if (atomic_load_explicit(&f->sleepers[i], memory_order_seq_cst)) {
+            atomic_fetch_add_explicit(&f->slots[i], 1, memory_order_seq_cst);
+            ag_flag_wake(f, i);
+        }
+}
+
+#define DEADLINE_CHECK_EVERY 64u
+
+int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    const struct ag_waitpol *wp = f->wp;
+    unsigned it = 0;
+    int r;
+    switch (wp->kind) {
+    case AG_W_BLOCK:
+        return block(f, i, cond, v, deadline);
+    case AG_W_HYBRID: {
+        /* phase 1: paused spin for spin_ns; phase 2: sched_yield polls for yield_ns; then the futex.
+         * A barrier often completes within a few polls: poll before reading the clock (a clock read
+         * costs as much as a cache-line transfer on some machines) and start the budget after them. */
+        if (wp->ns)
+            for (unsigned k = 0; k < DEADLINE_CHECK_EVERY; k++) {
+                if ((r = ready(f, i, cond, v)))
+                    return outcome(r);
+                ag_cpu_relax();
+            }
+        uint64_t start = ag_now_ns(), spin_until = start + wp->ns, yield_until = spin_until + wp->yield_ns;
+        if (yield_until > deadline)
+            yield_until = deadline;
+        if (spin_until > yield_until)
+            spin_until = yield_until;
+        if (wp->ns) {
+            while (!(r = ready(f, i, cond, v))) {
+                ag_cpu_relax();
+                if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= spin_until)
+                    break;
+            }
+            if (r)
+                return outcome(r);
+        }
+        while (!(r = ready(f, i, cond, v))) {
+            if (ag_now_ns() >= yield_until)
+                return block(f, i, cond, v, deadline);
+            sched_yield();
+        }
+        return outcome(r);
+    }
+    case AG_W_BACKOFF: {
+        uint64_t d = 64;
+        while (!(r = ready(f, i, cond, v))) {
+            uint64_t now = ag_now_ns(), t = now + d;
+            if (now >= deadline)
+                return ETIMEDOUT;
+            while (ag_now_ns() < t)
+                ag_cpu_relax();
+            d = d * 2 > wp->ns ? wp->ns : d * 2;
+        }
+        return outcome(r);
+    }
+    default: /* spin, pause, yield */
+        while (!(r = ready(f, i, cond, v))) {
+            if (wp->kind == AG_W_PAUSE)
+                ag_cpu_relax();
+            else if (wp->kind == AG_W_YIELD)
+                sched_yield();
+            if (++it % DEADLINE_CHECK_EVERY == 0 && deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline)
+                return ETIMEDOUT;
+        }
+        return outcome(r);
+    }
+}

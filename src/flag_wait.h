@@ -1,0 +1,19 @@
+/* flag_wait.h — the slow paths of the native primitive layer (flag_wait.c), called from the inline fast
+ * paths in flags.h: waiting with the barrier's wait policy, futex wake-up, breaking a barrier. */
+#ifndef AG_FLAG_WAIT_H
+#define AG_FLAG_WAIT_H
+
+#include <stdint.h>
+
+struct ag_flags;
+
+/* Whether this process can use membarrier() for asymmetric fences (registers once). */
+int ag_membarrier_ready(void);
+/* Wait until flag i satisfies cond against v, with f's wait policy: 0, ETIMEDOUT or AG_EBROKEN. */
+int  ag_flag_wait_slow(const struct ag_flags *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
+/* Wake every futex sleeper on flag i. */
+void ag_flag_wake(const struct ag_flags *f, uint32_t i);
+/* Break the barrier: set the broken flag and wake every waiter, spinning or asleep. */
+void ag_flags_break(const struct ag_flags *f);
+
+#endif
