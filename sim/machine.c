@@ -74,10 +74,14 @@ static int quantity(struct ld *l, json_t *q, const char *path, const char *want,
         return bad(l, "%s.unit: must be a string", path);
     if (!json_is_string(s) || json_string_length(s) < 8)
         return bad(l, "%s.source: every number needs its source (see sim/machines/README.md)", path);
-    double x = json_number_value(v);
+    double x = json_number_value(v), given = x;
     const char *unit = json_string_value(u);
     if (!isfinite(x) || x < 0)
         return bad(l, "%s.value: must be a finite number, not negative", path);
+    /* every quantity the model reads is at most 10^9 of its unit (a second in ns, 10^9 cycles, a
+     * billion units): larger values overflow the engine's virtual clock or counters */
+    if (x > 1e9)
+        return bad(l, "%s.value: %g is larger than the simulator models (at most 10^9 %s)", path, x, unit);
     if (want && !strcmp(want, "GHz") && strcmp(unit, "GHz") && strcmp(unit, "MHz"))
         return bad(l, "%s.unit: '%s' where GHz or MHz was expected", path, unit);
     if (!strcmp(unit, "cycles")) {
@@ -94,6 +98,9 @@ static int quantity(struct ld *l, json_t *q, const char *path, const char *want,
         if (ghz <= 0)
             return bad(l, "%s.value: must be positive", p);
         x /= ghz;
+        if (x > 1e9)
+            return bad(l, "%s.value: %g cycles at %g GHz is larger than the simulator models (at most 10^9 ns)",
+                       path, given, ghz);
         unit = "ns";
     }
     if (want) {
@@ -105,8 +112,6 @@ static int quantity(struct ld *l, json_t *q, const char *path, const char *want,
                        !strcmp(want, "time") ? "ns or cycles" : want);
         if (!strcmp(unit, "MHz"))
             x /= 1000;
-        if ((!strcmp(want, "count") || !strcmp(want, "bytes")) && x > 1e9)
-            return bad(l, "%s.value: %g is larger than the simulator models (at most 10^9)", path, x);
         if ((!strcmp(want, "count") || !strcmp(want, "bytes")) && x != (double)(long long)x)
             return bad(l, "%s.value: must be a whole number", path);
         if (!strcmp(want, "ratio") && x > 1)
@@ -457,6 +462,36 @@ static int load_coherence(struct ld *l)
     return 0;
 }
 
+/* $.devices (optional): an object of hardware-barrier devices (sim/hw), each an object whose members are
+ * a description string or quantities; a device reads its quantities later (sim_machine_param), so they
+ * are checked here, at load, like every other number. */
+static int load_devices(struct ld *l)
+{
+    json_t *devs = json_object_get(l->root, "devices"), *dev, *q;
+    const char *name, *key;
+    if (!devs)
+        return 0;
+    if (!json_is_object(devs))
+        return bad(l, "$.devices: must be an object of devices, e.g. {\"hbs\": {...}}");
+    json_object_foreach(devs, name, dev) {
+        char p[160], pq[320];
+        snprintf(p, sizeof p, "$.devices.%s", name);
+        if (!json_is_object(dev))
+            return bad(l, "%s: must be an object (a device's description and quantities)", p);
+        json_object_foreach(dev, key, q) {
+            double x;
+            snprintf(pq, sizeof pq, "%s.%s", p, key);
+            if (!strcmp(key, "description")) {
+                if (!json_is_string(q))
+                    return bad(l, "%s: must be a string", pq);
+            } else if (json_is_object(q) && quantity(l, q, pq, NULL, &x)) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int load(struct ld *l)
 {
     struct sim_machine *m = l->m;
@@ -484,7 +519,8 @@ static int load(struct ld *l)
         return bad(l, "$.cache_line.value: %g bytes; the simulator models lines of a power of two from 16 to "
                    "1024 bytes", line);
     m->line_bytes = (unsigned)line;
-    if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l))
+    if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l) ||
+        load_devices(l))
         return -1;
     /* the cache groups: the innermost shared_by level above the core */
     unsigned core = m->nlevels - 2;
