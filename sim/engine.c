@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape.h"
 #include "spec.h"
 #include "stats.h"
 
@@ -64,44 +65,31 @@ static int invalid(struct sim_result *res, const char *msg)
     return EINVAL;
 }
 
-/* The library's shape, as src/shape.c builds it from a placement: ranks in topology order (hardware
+/* The library's shape, built by src/shape.c from the placement: ranks in topology order (hardware
  * thread numbers are mixed-radix, outermost level first, so that is their order), dense group ids in
- * rank order by core, by the machine's cache level and by socket. */
-static const struct sim *sort_sim;
-static int by_hw(const void *a, const void *b)
-{
-    unsigned x = sort_sim->part[*(const unsigned *)a].hw, y = sort_sim->part[*(const unsigned *)b].hw;
-    return (x > y) - (x < y);
-}
-
+ * rank order by core, by the machine's cache level and by socket (global unit numbers). */
 static int plan(struct sim *s, long *params, unsigned line, struct ag_layout *L, uint32_t *broken)
 {
     unsigned n = s->n;
-    unsigned *sh = calloc((size_t)n * 5, sizeof *sh), *rank = sh, *order = sh + n;
-    if (!sh)
-        return ENOMEM;
-    for (unsigned t = 0; t < n; t++)
-        order[t] = t;
-    sort_sim = s;
-    qsort(order, n, sizeof *order, by_hw);
-    for (unsigned r = 0; r < n; r++)
-        rank[order[r]] = r;
-    const unsigned *group[3] = { sh + 2 * (size_t)n, sh + 3 * (size_t)n, sh + 4 * (size_t)n };
     const unsigned lvl[3] = { s->m->nlevels - 2, s->m->cache_level, 0 };
-    unsigned ngroups[3];
-    for (int g = 0; g < 3; g++) {
-        unsigned *out = sh + (2 + (size_t)g) * n, dense = 0, prev = 0;
-        for (unsigned r = 0; r < n; r++) { /* in rank order a unit's participants are adjacent */
-            unsigned u = sim_machine_unit(s->m, s->part[order[r]].hw, lvl[g]);
-            if (r && u != prev)
-                dense++;
-            out[order[r]] = dense;
-            prev = u;
+    struct ag_place *pl = calloc(n, sizeof *pl);
+    struct ag_shape sh = { 0 };
+    if (!pl)
+        return ENOMEM;
+    for (unsigned t = 0; t < n; t++) {
+        pl[t] = (struct ag_place){ .tid = t, .key = { (int)s->part[t].hw } };
+        for (int g = 0; g < 3; g++) {
+            int u = (int)sim_machine_unit(s->m, s->part[t].hw, lvl[g]);
+            pl[t].group[g][0] = pl[t].group[g][1] = u;
         }
-        ngroups[g] = n ? dense + 1 : 0;
     }
-    int rc = ag_layout_plan(s->algo, n, params, line, rank, order, group, ngroups, L, broken, &s->self);
-    free(sh);
+    int rc = ag_shape_from_places(&sh, n, pl);
+    free(pl);
+    if (rc)
+        return rc;
+    const unsigned *group[3] = { sh.group[0], sh.group[1], sh.group[2] };
+    rc = ag_layout_plan(s->algo, n, params, line, sh.rank, sh.order, group, sh.ngroups, L, broken, &s->self);
+    ag_shape_free(&sh);
     return rc;
 }
 
