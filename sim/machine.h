@@ -63,11 +63,15 @@ void sim_machine_free(struct sim_machine *m);
 /* The machine names found on that search path (each NAME.json but schema.json, the first of a name
  * wins), at most max. Returns how many. */
 unsigned sim_machine_names(char names[][64], unsigned max);
+/* The file a NAME or path names, on that search path, into out. 1 if found, else 0. */
+int sim_machine_find(const char *name, char *out, size_t len);
 
 /* Global index of hardware thread hw's unit at level lvl (the mixed-radix number truncated after lvl). */
 unsigned sim_machine_unit(const struct sim_machine *m, unsigned hw, unsigned lvl);
 /* Index of a level by name, or -1. */
 int sim_machine_level(const struct sim_machine *m, const char *name);
+/* Index of a latency layer by id, or -1. */
+int sim_machine_layer(const struct sim_machine *m, const char *id);
 
 /* Router hops between two attach units (Manhattan on a mesh; shortest way on a bidirectional ring). */
 unsigned sim_machine_hops(const struct sim_machine *m, unsigned u, unsigned v);

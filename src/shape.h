@@ -1,5 +1,6 @@
 /* shape.h — where participants run, as algorithms see it: a topology order (rank) and group ids per
- * participant at the core, cache and NUMA levels. Built from cfg.cpus, or from the default placement:
+ * participant at the core, cache and NUMA levels. One builder (shape.c, ag_shape_from_places) for the
+ * library and the simulator; the library's places come from cfg.cpus, or from the default placement:
  * participant i on the i-th CPU the process may run on (wrapping when participants outnumber CPUs). */
 #ifndef AG_SHAPE_H
 #define AG_SHAPE_H
@@ -15,6 +16,20 @@ struct ag_shape {
     unsigned ngroups[3];
     unsigned *mem;
 };
+
+enum { AG_PLACE_KEYS = 5 };
+
+/* Where one participant runs. key: its place, outermost first (ranks follow key order, then tid);
+ * group[lvl]: AG_LVL_CORE, AG_LVL_CACHE, AG_LVL_NUMA: participants adjacent in rank order with equal
+ * pairs share that level's group. */
+struct ag_place {
+    unsigned tid;
+    int key[AG_PLACE_KEYS];
+    int group[3][2];
+};
+
+/* The shape of n participants at places pl (sorted into rank order in place). 0 or ENOMEM. */
+int ag_shape_from_places(struct ag_shape *sh, unsigned n, struct ag_place *pl);
 
 /* 0, EINVAL (a cpus[] entry is not an online CPU; msg says which) or ENOMEM. Without cpus, participant i
  * is placed on the i-th CPU of `process` (wrapping): the CPUs the process may run on (ag_cpu_budget), or

@@ -1,5 +1,5 @@
 /* test_machine_write.c — the machine-file writer of `andgate info --measure` (tools/machine_write.c)
- * against the simulator's reader (sim/machine.c): a host with fixed, made-up measurements (no live run)
+ * against the simulator's reader (sim/machine_load.c): a host with fixed, made-up measurements (no live run)
  * is written, loaded back, and every value the simulator uses comes back as written. */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* host_model.h — this machine as `andgate info --measure` models it: the topology levels and latency
  * layers (host_topology.c), facts read from the OS (host_facts.c), the measurements
  * (host_machine.c, tools/measure.c) and the andgate-machine/1 writer (machine_write.c; the reader is
- * sim/machine.c, and tests/test_machine_write.c checks the round trip). */
+ * sim/machine_load.c, and tests/test_machine_write.c checks the round trip). */
 #ifndef AG_TOOLS_HOST_MODEL_H
 #define AG_TOOLS_HOST_MODEL_H
 

@@ -1,5 +1,5 @@
 /* machine_write.c — the andgate-machine/1 writer (sim/machines/README.md) for a measured host; the
- * reader is sim/machine.c (tests/test_machine_write.c: the round trip). */
+ * reader is sim/machine_load.c (tests/test_machine_write.c: the round trip). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>

@@ -1,0 +1,94 @@
+/* engine_state.h — the state of one simulation, shared by the engine's parts (private to sim/):
+ * sched.c (the ready set and coroutine resumption), coherence.c (line bookkeeping and costs),
+ * flag_backend.c (the sim side of the primitive layer), hw_episode.c (hardware barrier episodes) and
+ * engine.c (a run: setup, participants, checks, measurement, cleanup). Single-threaded: one coroutine
+ * runs at a time, so nothing here needs atomics. */
+#ifndef AG_SIM_ENGINE_STATE_H
+#define AG_SIM_ENGINE_STATE_H
+
+#include <stdint.h>
+
+#include "algo.h"
+#include "coro.h"
+#include "engine.h"
+#include "hw.h"
+
+
+enum { RUNNABLE, WAITING, DONE };
+
+struct part {
+    struct coro co;
+    double clock;
+    int state;
+    unsigned hw;          /* hardware thread */
+    int next_waiter;      /* waiting: the next participant waiting on the same line, -1 */
+    int serial;           /* hardware barriers: this participant is the episode's last */
+};
+
+struct copy {
+    unsigned p;
+    double ready;         /* a copy can supply others only from the time it arrived */
+};
+
+struct line {
+    int owner;            /* -1: none holds it exclusively */
+    int home;             /* attach unit, -1 until assigned */
+    uint64_t *sharers;    /* bitset of participants holding a shared copy */
+    struct copy *cp;      /* the same participants, with the time each copy arrived */
+    unsigned ncp, capcp;
+    double busy_until;    /* ownership transfers are served one at a time */
+    int waiters;          /* first participant waiting on this line, -1 */
+    uint64_t stores;      /* stores so far: a reader that saw an older value must not sleep through one */
+};
+
+struct sim {
+    const struct sim_opts *o;
+    const struct sim_machine *m;
+    unsigned n, words, cur, line_slots;
+    struct part *part;
+    struct line *lines;
+    uint32_t nlines;
+    uint64_t *slots;
+    struct coro main;
+    uint64_t rng;
+    int *ready;           /* heap (fixed schedule) or unordered set (random schedule) of participants */
+    unsigned nready;
+    const struct ag_algo *algo;
+    struct ag_run run;
+    ag_frange_t self;
+    struct sim_hw_ctx hwc;
+    unsigned hw_count;    /* hardware barrier: arrivals registered in this episode */
+    double hw_tmax;
+    int hw_last;
+    /* checks and measurements */
+    uint64_t arrived;
+    unsigned run_episodes; /* one unmeasured warm-up episode, then o->episodes measured ones */
+    unsigned *serial;
+    double *arr, *dep;    /* [episode][participant] */
+    struct sim_result *res;
+    int quiet;            /* setting up: flag operations take effect, cost nothing and do not schedule */
+};
+
+extern struct sim *S; /* the simulation running now (the engine is single-threaded) */
+
+/* sched.c */
+uint64_t sim_next_rand(struct sim *s);
+void sim_ready_push(struct sim *s, int p);
+int sim_ready_pop(struct sim *s);
+void sim_yield(struct sim *s);
+int sim_schedule(struct sim *s);
+
+/* coherence.c: the running participant's read, or write (rmw: an atomic), of flag slot i, in virtual time */
+void sim_charge_read(struct sim *s, uint32_t i);
+void sim_charge_write(struct sim *s, uint32_t i, int rmw);
+
+/* flag_backend.c: a store to slot i's line became visible */
+void sim_wake_line(struct sim *s, uint32_t i);
+
+/* hw_episode.c: one episode of participant tid on the hardware barrier device */
+int sim_hw_episode(struct sim *s, unsigned tid);
+
+/* engine.c: the first failure of a run, kept in its result */
+void sim_fail(struct sim *s, const char *msg);
+
+#endif

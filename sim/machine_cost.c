@@ -1,0 +1,74 @@
+/* machine_cost.c — the cost queries on a loaded machine: levels and units of a hardware thread, NoC
+ * hops, the latency between two threads (via a line's home), the invalidation weights. */
+#define _GNU_SOURCE
+#include "machine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int sim_machine_layer(const struct sim_machine *m, const char *id)
+{
+    for (unsigned i = 0; i < m->nlayers; i++)
+        if (!strcmp(m->layer[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+int sim_machine_level(const struct sim_machine *m, const char *name)
+{
+    for (unsigned i = 0; i < m->nlevels; i++)
+        if (!strcmp(m->level[i], name))
+            return (int)i;
+    return -1;
+}
+
+unsigned sim_machine_unit(const struct sim_machine *m, unsigned hw, unsigned lvl)
+{
+    unsigned below = 1;
+    for (unsigned k = lvl + 1; k < m->nlevels; k++)
+        below *= m->count[k];
+    return hw / below;
+}
+
+unsigned sim_machine_hops(const struct sim_machine *m, unsigned u, unsigned v)
+{
+    if (!m->pos)
+        return 0;
+    if (!m->ring) {
+        unsigned dx = m->pos[u][0] > m->pos[v][0] ? m->pos[u][0] - m->pos[v][0] : m->pos[v][0] - m->pos[u][0];
+        unsigned dy = m->pos[u][1] > m->pos[v][1] ? m->pos[u][1] - m->pos[v][1] : m->pos[v][1] - m->pos[u][1];
+        return dx + dy;
+    }
+    unsigned N = m->ring_stops, d = (m->pos[v][0] + N - m->pos[u][0]) % N;
+    return m->bidirectional && N - d < d ? N - d : d;
+}
+
+unsigned sim_machine_attach_unit(const struct sim_machine *m, unsigned hw)
+{
+    return m->attach < 0 ? 0 : sim_machine_unit(m, hw, (unsigned)m->attach);
+}
+
+double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, unsigned home)
+{
+    const struct sim_layer *y = &m->layer[m->pair[(size_t)a * m->threads + b]];
+    if (y->path == SIM_PATH_FIXED)
+        return y->ns;
+    unsigned ua = sim_machine_attach_unit(m, a), ub = sim_machine_attach_unit(m, b), hops;
+    switch (y->path) {
+    case SIM_PATH_DIRECT:
+        hops = sim_machine_hops(m, ua, ub);
+        break;
+    case SIM_PATH_VIA_HOME:
+        hops = sim_machine_hops(m, ua, home) + sim_machine_hops(m, home, ub) + sim_machine_hops(m, ub, ua);
+        break;
+    default: /* home_roundtrip: there and back (on a unidirectional ring, not the same way) */
+        hops = sim_machine_hops(m, ua, home) + sim_machine_hops(m, home, ua);
+        break;
+    }
+    return y->ns + hops * m->hop_ns;
+}
+
+double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b)
+{
+    return m->layer[m->pair[(size_t)a * m->threads + b]].alpha;
+}
