@@ -18,7 +18,7 @@
 #include "topo.h"
 
 const char *const bench_method_names[] = { "latency", "epcc", "jitter" };
-const char *const bench_pin_names[] = { "compact", "scatter", "none" };
+const char *const bench_pin_names[] = { "cores", "compact", "scatter", "none" };
 
 #define EPCC_OUTER 20        /* outer repetitions, as EPCC's default */
 #define EPCC_DELAY_NS 100    /* the delay between barriers, EPCC's default 0.1 us */
@@ -82,6 +82,16 @@ void bench_pin_map(int pin, unsigned n, int *cpu)
             memcpy(prev, c, sizeof prev);
             keys[i].k[4] = c[0];
             keys[i].k[0] = smt, keys[i].k[1] = core_r, keys[i].k[2] = cache_r, keys[i].k[3] = 0;
+        }
+        qsort(keys, na, sizeof *keys, cmp_key);
+    } else if (pin == PIN_CORES) {
+        /* cores: every core's first hardware thread in topology order, then every core's second, ...
+         * (the SMT sibling index first, the compact order after it; the simulator's --pin cores) */
+        int smt = 0, pkg = -1, core = -1;
+        for (unsigned i = 0; i < na; i++) {
+            smt = keys[i].k[0] == pkg && keys[i].k[3] == core ? smt + 1 : 0;
+            pkg = keys[i].k[0], core = keys[i].k[3];
+            keys[i].k[0] = smt, keys[i].k[1] = (int)i, keys[i].k[2] = keys[i].k[3] = keys[i].k[4] = 0;
         }
         qsort(keys, na, sizeof *keys, cmp_key);
     }

@@ -19,10 +19,10 @@
 #include "stats.h"
 
 enum bench_method { BM_LATENCY, BM_EPCC, BM_JITTER };
-enum bench_pin { PIN_COMPACT, PIN_SCATTER, PIN_NONE };
+enum bench_pin { PIN_CORES, PIN_COMPACT, PIN_SCATTER, PIN_NONE };
 
 extern const char *const bench_method_names[]; /* "latency", "epcc", "jitter" */
-extern const char *const bench_pin_names[];    /* "compact", "scatter", "none" */
+extern const char *const bench_pin_names[];    /* "cores", "compact", "scatter", "none" */
 
 struct bench_params {
     const struct bench_impl *impl;
@@ -52,8 +52,10 @@ struct bench_result {
 };
 
 /* The CPU each participant is pinned to under a policy, from the usable CPUs and the topology:
- * compact fills cores in topology order, scatter spreads consecutive tids across packages, cache
- * groups and cores first; cpu[i] = -1 for none. */
+ * cores takes one hardware thread of every core (topology order) before any SMT sibling, compact
+ * fills hardware threads in topology order (siblings together), scatter spreads consecutive tids
+ * across packages, cache groups and cores first; cpu[i] = -1 for none. The simulator's placements
+ * (sim/machine_place.c) have the same names and meaning. */
 void bench_pin_map(int pin, unsigned n, int *cpu);
 
 int bench_run(const struct bench_params *p, struct bench_result *r);

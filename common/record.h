@@ -1,6 +1,6 @@
 /* record.h — one result record of the result document (DESIGN.md, "Result JSON"), written the same way
- * by the benchmark workers (bench/engine.c), by `andgate bench` for a job whose worker gave none
- * (tools/cmd_bench.c) and by the simulator (sim/main.c). ag_record_begin writes the fields every record
+ * by the benchmark workers (bench/engine.c), by the simulator worker (sim/main.c) and by the front end
+ * of bench and sim for a job whose worker gave none (tools/front.c). ag_record_begin writes the fields every record
  * has; the writer adds its own fields (comma-first, e.g. ",\"samples_ns\":[...]"); ag_record_end
  * closes it with the status and, for a failed one, the error. */
 #ifndef AG_COMMON_RECORD_H

@@ -39,7 +39,7 @@ static void participant(void)
         p->clock += s->o->work_ns;
         if (s->o->work_jitter_ns > 0) /* deterministic: participants draw in the engine's order */
             p->clock += s->o->work_jitter_ns * (double)(sim_next_rand(s) >> 11) * 0x1.0p-53;
-        if (s->o->method == SIM_JITTER && n > 1 && tid == k % n)
+        if (s->o->method == SIM_JITTER && n > 1 && tid == (s->o->late_fixed ? n - 1 : k % n))
             p->clock += s->o->late_ns;
         sim_yield(s); /* the arrival happens in clock order */
         s->arrived++;

@@ -45,6 +45,7 @@ struct sim_opts {
     double work_ns;            /* compute charged to every participant before each arrival */
     double work_jitter_ns;     /* plus a uniform random [0, this) per participant and episode (seeded) */
     double late_ns;            /* jitter: participant k % n arrives this much later in episode k */
+    int late_fixed;            /* jitter: ... or always the last participant (bench's --late fixed) */
 };
 
 struct sim_traffic {

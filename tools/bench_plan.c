@@ -124,25 +124,48 @@ static void pick_baselines(struct bench_plan *p, const char *list, const struct 
     }
 }
 
-void bench_plan_make(struct bench_plan *p, const char *algos, const char *baselines, const char *const *methods,
-                     unsigned nmethods, const unsigned *threads, unsigned nthreads)
+/* --wait: wait specs separated by ';' (the wait table's own specs have ',' inside) */
+static void pick_waits(struct bench_plan *p, const char *waits)
+{
+    if (strlen(waits) >= sizeof p->waitbuf)
+        ag_usage_error(PROG, "--wait: a list of at most %zu characters", sizeof p->waitbuf - 1);
+    snprintf(p->waitbuf, sizeof p->waitbuf, "%s", waits);
+    for (char *save, *t = strtok_r(p->waitbuf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+        struct ag_spec ws;
+        char msg[512];
+        if (ag_spec_parse(&ag_wait_table, t, &ws, msg, sizeof msg))
+            ag_usage_error(PROG, "--wait: %s", msg);
+        if (p->nwaits == 16)
+            ag_usage_error(PROG, "--wait: at most 16 wait policies");
+        p->waits[p->nwaits++] = t;
+    }
+    if (!p->nwaits)
+        ag_usage_error(PROG, "--wait: expected wait specs separated by ';', got '%s'", waits);
+}
+
+void bench_plan_make(struct bench_plan *p, const struct ag_exp *o, const char *const *methods, unsigned nmethods,
+                     const unsigned *threads, unsigned nthreads)
 {
     memset(p, 0, sizeof *p);
-    pick_specs(p, algos); /* the command line first: a bad list needs no worker */
+    pick_specs(p, o->algos); /* the command line first: a bad list needs no worker */
+    pick_waits(p, o->wait);
     find_workers(p);
     if (!(p->core = host_of(p, "andgate")))
         ag_usage_error(PROG, "the bench-core worker is missing: build with make");
     const struct bench_worker *where[AG_PLAN_MAX];
-    pick_baselines(p, baselines, where);
-    p->jobs = calloc((size_t)nmethods * nthreads * (p->nspecs + p->nbase) + 1, sizeof *p->jobs);
+    pick_baselines(p, o->baselines, where);
+    p->jobs = calloc((size_t)nmethods * nthreads * (p->nspecs * p->nwaits + p->nbase) + 1, sizeof *p->jobs);
     if (!p->jobs)
         ag_usage_error(PROG, "out of memory");
     for (unsigned m = 0; m < nmethods; m++)
         for (unsigned t = 0; t < nthreads; t++) {
             for (unsigned i = 0; i < p->nspecs; i++)
-                p->jobs[p->njobs++] = (struct bench_job){ p->core, "andgate", p->specs[i], threads[t], methods[m] };
+                for (unsigned w = 0; w < p->nwaits; w++)
+                    p->jobs[p->njobs++] = (struct ag_job){ p->core->path, "andgate", p->specs[i], "andgate", methods[m],
+                                                           p->waits[w], threads[t], 0 };
             for (unsigned i = 0; i < p->nbase; i++)
-                p->jobs[p->njobs++] = (struct bench_job){ where[i], p->base[i], NULL, threads[t], methods[m] };
+                p->jobs[p->njobs++] = (struct ag_job){ where[i]->path, p->base[i], NULL, "baseline", methods[m],
+                                                       "default", threads[t], 0 };
         }
 }
 

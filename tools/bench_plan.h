@@ -7,6 +7,8 @@
 
 #include <limits.h>
 
+#include "experiment.h"
+
 #define AG_PLAN_MAX 256
 
 struct bench_worker {
@@ -15,29 +17,23 @@ struct bench_worker {
     unsigned n;
 };
 
-struct bench_job {
-    const struct bench_worker *w;
-    const char *impl;   /* the worker's implementation name */
-    const char *spec;   /* the andgate spec; NULL for a baseline */
-    unsigned threads;
-    const char *method;
-};
 
 struct bench_plan {
     struct bench_worker workers[4];
     unsigned nworkers;
     const struct bench_worker *core; /* bench-core: andgate itself and the core-to-core ping-pong */
-    char specbuf[4096];
-    char *specs[AG_PLAN_MAX];
-    unsigned nspecs, nbase, njobs;
+    char specbuf[4096], waitbuf[1024];
+    char *specs[AG_PLAN_MAX], *waits[16];
+    unsigned nspecs, nbase, nwaits, njobs;
     const char *base[AG_PLAN_MAX];
-    struct bench_job *jobs;
+    struct ag_job *jobs;
 };
 
-/* Builds the plan from the options' text (algos: "all", "none" or a spec list, "all" may appear in a
- * list; baselines: "all", "none" or names, "ck" for every ck:*). Exits with status 2 on a bad list. */
-void bench_plan_make(struct bench_plan *p, const char *algos, const char *baselines, const char *const *methods,
-                     unsigned nmethods, const unsigned *threads, unsigned nthreads);
+/* Builds the plan (specs x waits and baselines, x thread counts x methods) from the options (algos:
+ * "all", "none" or a spec list, "all" may appear in a list; baselines: "all", "none" or names, "ck"
+ * for every ck:*; wait: wait specs separated by ';'). Exits with status 2 on a bad list. */
+void bench_plan_make(struct bench_plan *p, const struct ag_exp *o, const char *const *methods, unsigned nmethods,
+                     const unsigned *threads, unsigned nthreads);
 void bench_plan_free(struct bench_plan *p);
 
 #endif

@@ -1,73 +1,179 @@
-/* andgate sim — runs the simulator executable (libexec/andgate/andgate-sim), which carries the
- * simulator build of the algorithm files, and renders its result file with the same report code as
- * andgate bench (--report DIR). docs/sim.md. */
+/* andgate sim — the papers' algorithms and hardware barriers on modeled machines, through the same
+ * front end as andgate bench: options (common/experiment.c, sim's defaults here) -> plan (the simulator
+ * worker checks the machine, --algos, --threads and --pin and names the items; jobs = items x counts x
+ * methods x waits) -> one worker process per job (libexec/andgate/andgate-sim, sim/main.c), one record
+ * each -> the result document (mode "sim", valid JSON whatever a worker did) -> CSV and report
+ * (python/andgate_report). A table on stderr as the records come. Exit 0, 1 when a run failed, 2 for a
+ * bad command line. docs/sim.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "child.h"
 #include "cli.h"
+#include "counts.h"
+#include "experiment.h"
+#include "front.h"
+#include "opts.h"
 #include "paths.h"
+#include "record.h"
+
+#define PROG "andgate sim"
+#define MAX_ITEMS 128
+
+extern char **environ;
+
+struct sim_plan {
+    char worker[PATH_MAX + 64];
+    char *head;                     /* the document's host object, from the worker */
+    char *items[MAX_ITEMS], *kinds[MAX_ITEMS];
+    int optional[MAX_ITEMS];
+    unsigned nitems, njobs;
+    char waitbuf[256];
+    struct ag_job *jobs;
+};
+
+/* The worker's --plan answer: the host line, then "KIND OPTIONAL NAME" lines (out is kept: the
+ * strings point into it). A refusal is the worker's one line, exit 2. */
+static void ask_worker(const struct ag_exp *o, struct sim_plan *p, struct ag_child *c)
+{
+    char alpha[32];
+    snprintf(alpha, sizeof alpha, "%.17g", o->alpha);
+    char *av[] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
+                   (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait,
+                   o->alpha >= 0 ? "--alpha" : NULL, alpha, NULL };
+    if (ag_child_run(av, environ, 60, c)) {
+        const char *why = strstr(c->error, PROG ": ");
+        fprintf(stderr, "%s\n", why ? why : c->error);
+        exit(2);
+    }
+    char *save, *line = strtok_r(c->out, "\n", &save);
+    p->head = line;
+    while ((line = strtok_r(NULL, "\n", &save)) && p->nitems < MAX_ITEMS) {
+        char *kind = strtok(line, " "), *opt = strtok(NULL, " "), *name = strtok(NULL, "");
+        if (!kind || !opt || !name)
+            continue;
+        p->kinds[p->nitems] = kind, p->optional[p->nitems] = *opt == '1', p->items[p->nitems++] = name;
+    }
+}
+
+/* The plan: items x counts x methods x waits, in the order the table shows them (an item's counts
+ * together). */
+static void make_plan(const struct ag_exp *o, struct sim_plan *p, struct ag_child *c)
+{
+    if (ag_libexec("andgate-sim", p->worker, sizeof p->worker))
+        ag_usage_error(PROG, "cannot find andgate-sim (build it with make)");
+    ask_worker(o, p, c);
+    unsigned counts[64], nc;
+    char err[300], *waits[16];
+    const char *methods[3];
+    unsigned nm = ag_exp_methods(o->method, methods), nw = 0;
+    if (!(nc = ag_parse_counts(o->threads, 4096, counts, 64, err, sizeof err)))
+        ag_usage_error(PROG, "--threads: %s", err);
+    snprintf(p->waitbuf, sizeof p->waitbuf, "%s", o->wait);
+    for (char *save, *w = strtok_r(p->waitbuf, ";", &save); w && nw < 16; w = strtok_r(NULL, ";", &save))
+        waits[nw++] = w;
+    p->jobs = calloc((size_t)p->nitems * nc * nm * nw + 1, sizeof *p->jobs);
+    if (!p->jobs)
+        ag_usage_error(PROG, "out of memory");
+    for (unsigned m = 0; m < nm; m++)
+        for (unsigned w = 0; w < nw; w++)
+            for (unsigned i = 0; i < p->nitems; i++)
+                for (unsigned k = 0; k < nc; k++) {
+                    int hw = !strcmp(p->kinds[i], "hw");
+                    p->jobs[p->njobs++] = (struct ag_job){ p->worker, hw ? p->items[i] : "andgate",
+                                                           hw ? NULL : p->items[i], p->kinds[i], methods[m], waits[w],
+                                                           counts[k], p->optional[i] };
+                }
+}
+
+/* The table on stderr: a line per record as it comes */
+static void table_line(void *ctx, const struct ag_job *j, const char *line)
+{
+    const struct ag_exp *o = ctx;
+    char name[300], mcol[64] = "";
+    ag_job_name(j, name, sizeof name);
+    json_t *r = line ? json_loads(line, 0, NULL) : NULL;
+    const char *impl = r ? json_string_value(json_object_get(r, "impl")) : NULL;
+    double med = json_number_value(json_object_get(r, "median_ns")), p99 = json_number_value(json_object_get(r, "p99_ns"));
+    double cpu = json_number_value(json_object_get(r, "cpu_ns_per_episode"));
+    double ops = json_number_value(json_object_get(r, "operations_per_episode"));
+    json_t *mns = json_object_get(r, "model_ns"), *err = json_object_get(r, "error");
+    if (o->model && mns)
+        snprintf(mcol, sizeof mcol, " %14.1f %9.2f", json_number_value(mns), med / json_number_value(mns));
+    else if (o->model)
+        snprintf(mcol, sizeof mcol, " %14s %9s", "-", "-");
+    if (!o->quiet)
+        fprintf(stderr, "%-50s %7u %12.1f %12.1f %12.1f %10.1f%s%s%s\n", impl ? impl : name, j->threads, med, p99, cpu,
+                ops, mcol, r && !err ? "" : "  FAILED: ", err ? json_string_value(err) : r ? "" : "no record");
+    json_decref(r);
+}
+
+static void write_document(FILE *out, int argc, char **argv, const struct sim_plan *p, const char *records)
+{
+    char cmd[4096];
+    front_command_line(PROG, argc, argv, cmd, sizeof cmd);
+    ag_document_begin(out, "sim", cmd);
+    fprintf(out, ",\"host\":%s,\"results\":[\n%s]}\n", p->head, records ? records : "");
+}
+
+static int passthrough(const char *worker, char **av)
+{
+    int signo, rc = ag_spawn(av, NULL, NULL, &signo);
+    if (rc < 0 || signo)
+        fprintf(stderr, PROG ": %s failed\n", worker);
+    return rc < 0 ? 2 : rc;
+}
 
 int cmd_sim(int argc, char **argv)
 {
-    char path[PATH_MAX + 64], json[PATH_MAX + 64] = "";
-    if (ag_libexec("andgate-sim", path, sizeof path)) {
-        fprintf(stderr, "andgate sim: cannot find andgate-sim (build it with make)\n");
-        return 2;
+    struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores",
+                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .episodes = 200,
+                        .seed = 1, .jitter_us = 100, .alpha = -1, .timeout_s = 600 };
+    if (ag_exp_parse(PROG, AG_EXP_SIM, &o, argc, argv, 1)) {
+        printf("usage: andgate sim [OPTIONS]\n");
+        ag_exp_usage(stdout, AG_EXP_SIM);
+        printf("docs/options.md lists every option of bench and sim; docs/sim.md explains the model.\n");
+        return 0;
     }
-    /* --report DIR: the result goes to DIR/results.json (unless --json names a file), then the report */
-    const char *report = NULL;
-    char **args = calloc((size_t)argc + 3, sizeof *args);
-    if (!args)
-        return 2;
-    int na = 0;
-    args[na++] = path;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--report") && i + 1 < argc) {
-            report = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--json") && i + 1 < argc)
-            snprintf(json, sizeof json, "%s", argv[i + 1]);
-        args[na++] = argv[i];
+    static struct sim_plan p;
+    struct ag_child c = { 0 };
+    if (o.machines) {
+        if (ag_libexec("andgate-sim", p.worker, sizeof p.worker))
+            ag_usage_error(PROG, "cannot find andgate-sim (build it with make)");
+        return passthrough(p.worker, (char *[]){ p.worker, "--machines", NULL });
     }
-    if (!report) {
-        execv(path, args);
-        fprintf(stderr, "andgate sim: cannot run %s: %s\n", path, strerror(errno));
-        return 2;
+    make_plan(&o, &p, &c);
+    char json_path[PATH_MAX];
+    front_document_path(PROG, &o, json_path, sizeof json_path);
+    FILE *out = fopen(json_path, "w");
+    if (!out)
+        ag_usage_error(PROG, "cannot write %s: %s", json_path, strerror(errno));
+    if (!o.quiet)
+        fprintf(stderr, "%-50s %7s %12s %12s %12s %10s%s\n", "algorithm", "threads", "median ns", "p99 ns", "cpu ns/ep",
+                "sim ops/ep", o.model ? "   002 model ns  sim/model" : "");
+    char *records = NULL;
+    struct front_run run = { PROG, AG_EXP_SIM, &o, p.jobs, p.njobs, o.timeout_s, table_line, &o };
+    unsigned failed = front_run_jobs(&run, &records);
+    write_document(out, argc, argv, &p, records);
+    free(records);
+    if (fclose(out))
+        ag_usage_error(PROG, "cannot write %s: %s", json_path, strerror(errno));
+    if (o.model) {
+        char alpha[32];
+        snprintf(alpha, sizeof alpha, "%.17g", o.alpha);
+        passthrough(p.worker, (char *[]){ p.worker, "--models", "--machine", (char *)o.machine, "--threads",
+                                          (char *)o.threads, "--pin", (char *)o.pin, o.alpha >= 0 ? "--alpha" : NULL,
+                                          alpha, NULL });
     }
-    if (!strcmp(json, "-")) {
-        fprintf(stderr, "andgate sim: --json -: with --report the result must go to a file (the report reads it)\n");
-        return 2;
-    }
-    if (mkdir(report, 0777) && errno != EEXIST) {
-        fprintf(stderr, "andgate sim: --report %s: %s\n", report, strerror(errno));
-        return 2;
-    }
-    if (!*json) {
-        snprintf(json, sizeof json, "%s/results.json", report);
-        args[na++] = "--json";
-        args[na++] = json;
-    }
-    unlink(json); /* never render a stale result */
-    int signo, rc = ag_spawn(args, NULL, NULL, &signo);
-    free(args);
-    if (rc < 0) {
-        fprintf(stderr, "andgate sim: fork: %s\n", strerror(errno));
-        return 2;
-    }
-    if (signo) {
-        fprintf(stderr, "andgate sim: the simulator died of signal %d; no report\n", signo);
-        return rc;
-    }
-    if (rc == 2 || rc == 127 || !ag_is_file(json))
-        return rc ? rc : 1;
-    if (ag_run_report("sim", json, (const char *const[]){ "--out", report, NULL }) == 0)
-        fprintf(stderr, "andgate sim: report in %s/index.html\n", report);
-    return rc;
+    front_outputs(PROG, "sim", &o, json_path, 0);
+    free(p.jobs);
+    free(c.out);
+    return failed ? 1 : 0;
 }

@@ -3,14 +3,14 @@
 # `andgate sim --machine FILE` (exit 2) with a message naming the JSON field.
 set -euo pipefail
 build=$1 src=$2
-sim=$build/libexec/andgate/andgate-sim
+sim="$build/bin/andgate sim"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 pass=0 fail=0
 for f in "$src"/sim/machines/*.json; do
   name=$(basename "$f" .json)
   [ "$name" = schema ] && continue
-  if "$sim" --machine "$name" --algos central --threads 2 --episodes 3 --quiet --json /dev/null; then
+  if $sim --machine "$name" --algos central --threads 2 --episodes 3 --quiet --json /dev/null; then
     pass=$((pass + 1))
   else
     echo "FAIL: shipped machine $name does not load"; fail=$((fail + 1))
@@ -100,7 +100,7 @@ with open(out / "cases.txt", "a") as f:
 PY
 while IFS=$'\t' read -r name want; do
   set +e
-  msg=$("$sim" --machine "$out/$name.json" --algos central --threads 2 --episodes 3 --quiet --json /dev/null 2>&1)
+  msg=$($sim --machine "$out/$name.json" --algos central --threads 2 --episodes 3 --quiet --json /dev/null 2>&1)
   rc=$?
   set -e
   if [ $rc -eq 2 ] && [[ "$msg" == *"$want"* ]]; then
@@ -111,13 +111,13 @@ while IFS=$'\t' read -r name want; do
 done < "$out/cases.txt"
 # a name that is not there, and host before `andgate info --measure`
 set +e
-msg=$(ANDGATE_MACHINES=$out XDG_DATA_HOME=$out/none "$sim" --machine nosuch --quiet 2>&1); rc=$?
+msg=$(ANDGATE_MACHINES=$out XDG_DATA_HOME=$out/none $sim --machine nosuch --quiet 2>&1); rc=$?
 set -e
 if [ $rc -eq 2 ] && [[ "$msg" == *"machine 'nosuch': no nosuch.json"* ]]; then pass=$((pass + 1)); else
   echo "FAIL nosuch: $msg"; fail=$((fail + 1)); fi
 # --machines: the shipped ones, and a file in $ANDGATE_MACHINES under its own name
 cp "$src/sim/machines/tile64.json" "$out/mytile.json"
-list=$(ANDGATE_MACHINES=$out "$sim" --machines)
+list=$(ANDGATE_MACHINES=$out $sim --machines)
 if [ "$(grep -c ' threads ' <<< "$list")" -ge 11 ] && grep -q "^mytile .* 64 threads" <<< "$list" &&
    grep -q "^kunpeng920 " <<< "$list"; then pass=$((pass + 1)); else
   echo "FAIL --machines: $list"; fail=$((fail + 1)); fi

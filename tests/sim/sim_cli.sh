@@ -11,7 +11,7 @@ export ANDGATE_PYTHONPATH="$src/python" PYTHONPATH="$src/python"
 python3 -m andgate_report "$out/report/results.json" --validate
 test -s "$out/report/index.html"
 "$build/bin/andgate" sim --machine tile64 --algos 'central;dissemination:ways=2' --threads 5 --episodes 20 \
-  --method jitter --late-ns 5000 --quiet --json "$out/jitter.json"
+  --method jitter --jitter-us 5 --quiet --json "$out/jitter.json"
 python3 -m andgate_report "$out/jitter.json" --validate
 for j in 0 400; do
   "$build/bin/andgate" sim --machine kunpeng920 --algos dissemination --threads 16 --episodes 50 --method epcc \
@@ -45,15 +45,47 @@ bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
 bad "expected a list of at most 64 participant counts" --threads 2,x
 bad "expected a list of at most 64 participant counts" --threads ''
 bad "expected a list of at most 64 participant counts" --threads 2,
-bad "expected all, sw, hw, or algorithm specs" --algos ';;'
-bad "--pin: expected one of cores|compact|scatter" --pin diagonal --algos hw
+bad "expected all, sw, hw, or 1..128 specs" --algos ';;'
+bad "--pin: expected one of cores|compact|scatter|none" --pin diagonal --algos hw
+bad "--pin none: the simulator places every participant" --pin none
 bad "--work-ns: expected a number in 0..1e+09, got 'inf'" --work-ns inf
 bad "with --report the result must go to a file" --report "$out/r2" --json -
-bad "--wait: expected one of spin|pause" --wait block
+bad "--wait block: the model has spinning waits only; expected spin or pause" --wait 'spin;block'
 bad "unknown algorithm" --algos 'nosuch' --threads 2
-bad "--method: expected one of latency|epcc|jitter" --method throughput
+bad "--method: expected one of latency|epcc|jitter|all" --method throughput
 bad "--alpha: expected a number in 0..1" --alpha 1.5
-echo "bad arguments: 13 passed, 0 failed"
+bad "--timeout: expected a number in 0.01..86400" --timeout 0
+echo "bad arguments: 15 passed, 0 failed"
+# one plan for bench and sim: methods x waits x items x counts; --late fixed; a device the machine lacks,
+# asked by name, is a failed record (exit 1); a worker killed at --timeout leaves a failed record; the
+# document stays valid JSON through both
+"$build/bin/andgate" sim --machine tile64 --algos 'central;auto' --threads 2,3 --episodes 5 --method all \
+  --wait 'spin;pause' --late fixed --quiet --json "$out/plan.json"
+python3 -m andgate_report "$out/plan.json" --validate
+set +e
+"$build/bin/andgate" sim --machine kunpeng920 --algos 'central;hw-reflex' --threads 2 --episodes 5 --quiet \
+  --json "$out/lacks.json"; rc_lacks=$?
+"$build/bin/andgate" sim --machine knl7210 --algos 'central' --threads 256 --episodes 500000 --timeout 1 \
+  --quiet --json "$out/killed.json"; rc_killed=$?
+set -e
+python3 -m andgate_report "$out/lacks.json" --validate
+python3 -m andgate_report "$out/killed.json" --validate
+python3 - "$out/plan.json" "$out/lacks.json" "$out/killed.json" "$rc_lacks" "$rc_killed" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["results"]
+assert len(p) == 3 * 2 * 2 * 2, len(p)
+assert [(r["method"], r["wait"]) for r in p[::4]] == [(m, w) for m in ("latency", "epcc", "jitter")
+                                                     for w in ("spin", "pause")], p
+assert all(r["late"] == "fixed" for r in p if r["method"] == "jitter")
+assert p[2]["impl"].endswith("(auto)"), p[2]
+lacks = json.load(open(sys.argv[2]))["results"]
+assert sys.argv[4] == "1" and [r["status"] for r in lacks] == ["ok", "failed"], lacks
+assert lacks[1]["impl"] == "hw:hw-reflex" and "reflex" in lacks[1]["error"], lacks[1]
+killed = json.load(open(sys.argv[3]))["results"]
+assert sys.argv[5] == "1" and [r["status"] for r in killed] == ["failed"], killed
+assert "time limit" in killed[0]["error"], killed[0]
+print("plan, failed and killed workers: 1 passed, 0 failed")
+PY
 # a report directory whose name holds a quote and a space: no shell between andgate and python
 "$build/bin/andgate" sim --machine tile64 --algos central --threads 2 --episodes 5 --quiet --report "$out/it's here"
 test -s "$out/it's here/index.html"

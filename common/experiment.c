@@ -1,0 +1,165 @@
+/* experiment.c — the option table of `andgate bench`, `andgate sim` and their workers; see experiment.h. */
+#include "experiment.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define B AG_EXP_BENCH
+#define S AG_EXP_SIM
+#define BJ AG_EXP_BENCH_JOB
+#define SJ AG_EXP_SIM_JOB
+#define J AG_EXP_PER_JOB
+#define O(f) offsetof(struct ag_exp, f)
+
+struct row {
+    unsigned readers;
+    struct ag_opt opt;
+};
+
+/* One row per option; the readers column says which command or worker takes it. A row read by a
+ * command and by its worker (and not set per job) is passed on to the worker as the command got it. */
+static const struct row rows[] = {
+    /* the plan: what to measure */
+    { B | S | SJ | J, { "--algos", AG_OPT_STR, O(algos), 0, 0, NULL, "all|LIST",
+                        "andgate specs separated by ';' or ',' (all, auto allowed); bench: none; sim: sw, hw, hw-* devices" } },
+    { B, { "--baselines", AG_OPT_STR, O(baselines), 0, 0, NULL, "all|none|LIST", "pthread, gomp, llvm-omp, std::barrier, ck, ck:<algorithm>" } },
+    { B | S | BJ | SJ | J, { "--threads", AG_OPT_STR, O(threads), 0, 0, NULL, "LIST|RANGE",
+                             "participant counts: 2,4,8 or 2-8 (bench: 1..usable CPUs, u+1, 2u, 3u, 4u; sim: 2..64 by powers of 2)" } },
+    { B | S | BJ | SJ | J, { "--method", AG_OPT_WORD, O(method), 0, 0, "latency|epcc|jitter|all", NULL,
+                             "what to measure (bench default all, sim latency)" } },
+    { B | S | BJ | SJ | J, { "--wait", AG_OPT_STR, O(wait), 0, 0, NULL, "SPEC|LIST",
+                             "wait policies separated by ';' (bench: wait specs, default auto; sim: spin, pause)" } },
+    { S | SJ, { "--machine", AG_OPT_STR, O(machine), 0, 0, NULL, "NAME|FILE", "the modeled machine (default kunpeng920; --machines lists them)" } },
+    /* how each job measures */
+    { B | S | BJ | SJ, { "--pin", AG_OPT_WORD, O(pin), 0, 0, "cores|compact|scatter|none", NULL,
+                         "placement: a core each before SMT siblings (default), siblings together, spread; none: the OS (bench)" } },
+    { B | S | BJ | SJ, { "--episodes", AG_OPT_UINT, O(episodes), 1, 100000000, NULL, "N", "episodes per measurement at most (bench default 20000, sim 200)" } },
+    { B | BJ, { "--budget-ms", AG_OPT_UINT, O(budget_ms), 1, 3600000, NULL, "MS", "time per measurement at most (default 250)" } },
+    { B | S | BJ | SJ, { "--jitter-us", AG_OPT_NUM, O(jitter_us), 0, 1e9, NULL, "US", "jitter method: the late participant's delay (default 100)" } },
+    { B | S | BJ | SJ, { "--late", AG_OPT_WORD, O(late), 0, 0, "rotating|fixed", NULL, "jitter method: which participant is late (default rotating)" } },
+    { S | SJ, { "--work-ns", AG_OPT_NUM, O(work_ns), 0, 1e9, NULL, "NS", "work between episodes" } },
+    { S | SJ, { "--work-jitter-ns", AG_OPT_NUM, O(work_jitter_ns), 0, 1e9, NULL, "NS", "uniform extra work per participant" } },
+    { S | SJ, { "--seed", AG_OPT_U64, O(seed), 0, 9007199254740992.0, NULL, "S", "random schedule and jitter seed (default 1)" } },
+    { S | SJ, { "--schedule", AG_OPT_WORD, O(schedule), 0, 0, "fixed|random", NULL, "which ready participant runs next" } },
+    { S | SJ, { "--alpha", AG_OPT_NUM, O(alpha), 0, 1, NULL, "X", "what-if: every layer's invalidation weight" } },
+    { S | SJ, { "--model", AG_OPT_FLAG, O(model), 0, 0, NULL, NULL, "002's analytical models beside the simulation" } },
+    { B | S, { "--timeout", AG_OPT_NUM, O(timeout_s), 0.01, 86400, NULL, "S",
+               "a job's worker is killed after S seconds, its record failed (bench: 20 budgets + 5 s; sim: 600)" } },
+    { B, { "--quick", AG_OPT_FLAG, O(quick), 0, 0, NULL, NULL, "fewer thread counts, episodes and c2c rounds" } },
+    /* where the results go */
+    { B | S, { "--json", AG_OPT_STR, O(json), 0, 0, NULL, "FILE|-", "the result document (- : stdout; sim's default)" } },
+    { B | S, { "--csv", AG_OPT_STR, O(csv), 0, 0, NULL, "FILE", "one row per result" } },
+    { B | S, { "--report", AG_OPT_STR, O(report), 0, 0, NULL, "DIR", "HTML report with plots (and DIR/results.json)" } },
+    { B, { "--cdf-threads", AG_OPT_UINT, O(cdf_threads), 0, 4096, NULL, "N", "the report's latency CDF at N threads" } },
+    { B | S, { "--quiet", AG_OPT_FLAG, O(quiet), 0, 0, NULL, NULL, "no progress lines (bench) or table (sim) on stderr" } },
+    { S | SJ, { "--machines", AG_OPT_FLAG, O(machines), 0, 0, NULL, NULL, "list the machine descriptions found" } },
+    /* the workers' own: one job, or what the front end asks before it plans */
+    { BJ | SJ, { "--impl", AG_OPT_STR, O(impl), 0, 0, NULL, "NAME", "the job's implementation (andgate, a baseline, a hw-* device)" } },
+    { BJ | SJ, { "--spec", AG_OPT_STR, O(spec), 0, 0, NULL, "SPEC", "the job's andgate spec" } },
+    { SJ, { "--plan", AG_OPT_FLAG, O(plan), 0, 0, NULL, NULL, "check --machine, --algos, --threads, --pin; print the host and the items" } },
+    { SJ, { "--models", AG_OPT_FLAG, O(models), 0, 0, NULL, NULL, "print 002's models for --threads on stderr" } },
+    { BJ, { "--list", AG_OPT_FLAG, O(list), 0, 0, NULL, NULL, "the implementations this worker hosts" } },
+    { BJ, { "--clock", AG_OPT_FLAG, O(clock), 0, 0, NULL, NULL, "the clock the measurements use" } },
+    { BJ, { "--c2c", AG_OPT_STR, O(c2c), 0, 0, NULL, "A,B", "core-to-core one-way latency between CPUs A and B" } },
+    { BJ, { "--rounds", AG_OPT_UINT, O(rounds), 1, 100000000, NULL, "N", "ping-pong rounds of --c2c" } },
+    { BJ, { "--samples", AG_OPT_UINT, O(samples), 0, 100000, NULL, "K", "latency quantiles in the record" } },
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* reader's rows as a table of common/opts.h, terminated */
+static void table_for(unsigned reader, struct ag_opt *tab)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < NROWS; i++)
+        if (rows[i].readers & reader)
+            tab[n++] = rows[i].opt;
+    tab[n] = (struct ag_opt){ NULL, AG_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL };
+}
+
+int ag_exp_parse(const char *prog, unsigned reader, struct ag_exp *o, int argc, char **argv, int first)
+{
+    struct ag_opt tab[NROWS + 1];
+    table_for(reader, tab);
+    return ag_opts_parse(prog, tab, o, argc, argv, first);
+}
+
+void ag_exp_usage(FILE *f, unsigned reader)
+{
+    struct ag_opt tab[NROWS + 1];
+    table_for(reader, tab);
+    ag_opts_usage(f, tab);
+}
+
+unsigned ag_exp_methods(const char *method, const char *out[3])
+{
+    static const char *const all[] = { "latency", "epcc", "jitter" };
+    unsigned n = 0;
+    for (unsigned i = 0; i < 3; i++)
+        if (!strcmp(method, "all") || !strcmp(method, all[i]))
+            out[n++] = all[i];
+    return n;
+}
+
+void ag_job_name(const struct ag_job *j, char *out, size_t len)
+{
+    if (j->spec)
+        snprintf(out, len, "andgate:%s", j->spec);
+    else if (!strcmp(j->kind, "hw"))
+        snprintf(out, len, "hw:%s", j->impl);
+    else
+        snprintf(out, len, "%s", j->impl);
+}
+
+/* The value of row r in o as text (NULL: not given, or a number below its range: unset) */
+static const char *value_text(const struct ag_exp *o, const struct ag_opt *r, char *buf, size_t len)
+{
+    const char *field = (const char *)o + r->off;
+    switch (r->kind) {
+    case AG_OPT_STR:
+    case AG_OPT_WORD:
+        return *(const char *const *)field;
+    case AG_OPT_UINT:
+        snprintf(buf, len, "%u", *(const unsigned *)field);
+        return buf;
+    case AG_OPT_U64:
+        snprintf(buf, len, "%llu", *(const unsigned long long *)field);
+        return buf;
+    case AG_OPT_NUM:
+        if (*(const double *)field < r->lo)
+            return NULL;
+        snprintf(buf, len, "%.17g", *(const double *)field);
+        return buf;
+    case AG_OPT_FLAG:
+        return *(const int *)field ? "" : NULL;
+    }
+    return NULL;
+}
+
+void ag_exp_job_argv(const struct ag_exp *o, unsigned cmd, const struct ag_job *j, char **av, char *buf, size_t len)
+{
+    unsigned n = 0, worker = cmd == AG_EXP_SIM ? AG_EXP_SIM_JOB : AG_EXP_BENCH_JOB;
+    size_t used = (size_t)snprintf(buf, len, "%u", j->threads) + 1;
+    av[n++] = (char *)j->worker;
+    av[n++] = "--impl", av[n++] = (char *)j->impl;
+    if (j->spec)
+        av[n++] = "--spec", av[n++] = (char *)j->spec;
+    av[n++] = "--threads", av[n++] = buf;
+    av[n++] = "--method", av[n++] = (char *)j->method;
+    av[n++] = "--wait", av[n++] = (char *)j->wait;
+    for (unsigned i = 0; i < NROWS && n < 62; i++) {
+        const struct row *r = &rows[i];
+        if (used + 32 > len)
+            break;
+        if (!(r->readers & cmd) || !(r->readers & worker) || (r->readers & AG_EXP_PER_JOB))
+            continue;
+        const char *v = value_text(o, &r->opt, buf + used, used < len ? len - used : 0);
+        if (!v)
+            continue;
+        av[n++] = (char *)r->opt.name;
+        if (r->opt.kind != AG_OPT_FLAG)
+            av[n++] = (char *)v;
+        if (v == buf + used)
+            used += strlen(v) + 1;
+    }
+    av[n] = NULL;
+}

@@ -1,0 +1,139 @@
+/* front.c — see front.h. */
+#define _GNU_SOURCE
+#include "front.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "opts.h"
+#include "paths.h"
+#include "record.h"
+
+extern char **environ;
+
+/* A record for a job whose worker gave none (it failed, or was killed at the time limit): the schema's
+ * fields with zeros, status "failed" and why. */
+static void failed_record(FILE *res, const struct front_run *r, const struct ag_job *j, const char *why)
+{
+    char name[300];
+    ag_job_name(j, name, sizeof name);
+    struct ag_record rec = { .impl = name, .kind = j->kind, .wait = strcmp(j->kind, "baseline") ? j->wait : "default",
+                             .pinning = r->o->pin, .method = j->method, .threads = j->threads, .mean_ns = -1,
+                             .error = why };
+    ag_record_begin(res, &rec);
+    ag_record_end(res, &rec);
+}
+
+/* One job in its worker: its record (or a failed one) appended to res. 1 when it failed, -1 when an
+ * optional job was left out (nothing written). */
+static int run_job(const struct front_run *r, const struct ag_job *j, FILE *res, int first, struct ag_child *c)
+{
+    char *av[64], buf[1024];
+    ag_exp_job_argv(r->o, r->cmd, j, av, buf, sizeof buf);
+    int rc = ag_child_run(av, environ, r->limit_s, c);
+    if (rc && j->optional && !strncmp(c->error, "exit status 3", 13) && strchr(":", c->error[13]))
+        return -1;
+    fputs(first ? "" : ",\n", res);
+    if (!c->out || c->out[0] != '{') {
+        char why[400];
+        snprintf(why, sizeof why, "%s", c->error[0] ? c->error : "the worker printed no record");
+        failed_record(res, r, j, why);
+        if (r->done) {
+            fflush(res);
+            r->done(r->ctx, j, NULL);
+        }
+        return 1;
+    }
+    c->out[strcspn(c->out, "\n")] = '\0';
+    fputs(c->out, res);
+    if (r->done)
+        r->done(r->ctx, j, c->out);
+    return rc != 0 || strstr(c->out, "\"status\":\"failed\"") != NULL;
+}
+
+unsigned front_run_jobs(const struct front_run *r, char **records)
+{
+    size_t len = 0;
+    FILE *res = open_memstream(records, &len);
+    if (!res)
+        ag_usage_error(r->prog, "out of memory");
+    struct ag_child c = { 0 };
+    double t0 = ag_now_s();
+    unsigned failed = 0, written = 0;
+    int tty = isatty(2), progress = !r->done && !r->o->quiet;
+    for (unsigned k = 0; k < r->njobs; k++) {
+        const struct ag_job *j = &r->jobs[k];
+        double el = ag_now_s() - t0, eta = k ? el / k * (r->njobs - k) : 0;
+        if (progress) /* one line rewritten in place on a terminal, a line per measurement in a log */
+            fprintf(stderr, "%s[%3u/%u] %-7s %-30.30s threads %-4u elapsed %3.0fs  ETA %3.0fs%s", tty ? "\r" : "", k + 1,
+                    r->njobs, j->method, j->spec ? j->spec : j->impl, j->threads, el, eta, tty ? " " : "\n");
+        int rc = run_job(r, j, res, !written, &c);
+        failed += rc > 0;
+        written += rc >= 0;
+    }
+    fclose(res);
+    free(c.out);
+    if (!r->o->quiet)
+        fprintf(stderr, "%s%s: %u measurements in %.0f s (%u failed)\n", progress && tty ? "\n" : "", r->prog, written,
+                ag_now_s() - t0, failed);
+    return failed;
+}
+
+void front_document_path(const char *prog, const struct ag_exp *o, char *path, size_t len)
+{
+    if (o->json && o->report && !strcmp(o->json, "-"))
+        ag_usage_error(prog, "--json -: with --report the result must go to a file (the report reads it)");
+    if (o->json && strcmp(o->json, "-"))
+        snprintf(path, len, "%s", o->json);
+    else if (o->report) {
+        if (mkdir(o->report, 0777) && errno != EEXIST)
+            ag_usage_error(prog, "--report %s: %s", o->report, strerror(errno));
+        snprintf(path, len, "%s/results.json", o->report);
+    } else
+        snprintf(path, len, "/tmp/andgate-%d.json", (int)getpid());
+}
+
+void front_command_line(const char *prog, int argc, char **argv, char *out, size_t len)
+{
+    size_t l = (size_t)snprintf(out, len, "%s", prog);
+    for (int i = 1; i < argc && l < len; i++)
+        l += (size_t)snprintf(out + l, len - l, " %s", argv[i]);
+}
+
+static void copy_to_stdout(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char buf[65536];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    if (f)
+        fclose(f);
+    fflush(stdout);
+}
+
+void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary)
+{
+    char cdf[32];
+    snprintf(cdf, sizeof cdf, "%u", o->cdf_threads);
+    if (o->csv)
+        ag_run_report(tool, json_path, (const char *const[]){ "--csv", o->csv, NULL });
+    if (o->report &&
+        ag_run_report(tool, json_path,
+                      (const char *const[]){ "--out", o->report, o->cdf_threads ? "--cdf-threads" : NULL, cdf, NULL }) == 0)
+        fprintf(stderr, "%s: report in %s/index.html\n", prog, o->report);
+    /* stdout carries the document alone: --json -, or sim's default (no summary) */
+    if ((o->json && !strcmp(o->json, "-")) || (!o->json && !o->report && !summary)) {
+        copy_to_stdout(json_path);
+        unlink(json_path);
+        return;
+    }
+    if (summary)
+        ag_run_report(tool, json_path, (const char *const[]){ "--summary", NULL });
+    if (!o->json && !o->report)
+        fprintf(stderr, "%s: (use --json FILE or --report DIR to keep the results)\n", prog);
+}
