@@ -50,8 +50,17 @@ refused bench --preload
 refused list --json extra
 refused list extra
 refused info --bogus
+refused bench --wait "spin;nope"
+refused bench --timeout -1
 refused sim --episodes -5
 refused sim --bogus
+refused sim --pin none
+refused sim --wait "spin;block"
+refused sim --timeout 0
+refused sim --method all --algos "nosuch"
+refused sim --machine nosuch
+refused sim --baselines pthread
+refused bench --machine kunpeng920
 refused nonsense
 grep -q "expected an integer in 1..100000000, got '-5'" <(cd "$tmp" && "$A" bench --episodes -5 2>&1) &&
   pass=$((pass + 1)) || no "--episodes -5: the message does not name the range and the value"
