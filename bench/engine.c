@@ -425,8 +425,10 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
     char impl[320], wait[128] = "default";
     const char *w = strstr(r->desc, " wait=");
     if (!strcmp(p->impl->kind, "andgate")) {
+        /* what auto chose, marked as the simulator marks it: "andgate:hybrid:... (auto)" */
+        int is_auto = !p->spec || !strcmp(p->spec, "auto");
         if (w)
-            snprintf(impl, sizeof impl, "andgate:%.*s", (int)(w - r->desc), r->desc);
+            snprintf(impl, sizeof impl, "andgate:%.*s%s", (int)(w - r->desc), r->desc, is_auto ? " (auto)" : "");
         else
             snprintf(impl, sizeof impl, "andgate:%s", p->spec ? p->spec : "auto");
         snprintf(wait, sizeof wait, "%s", p->wait ? p->wait : "auto");

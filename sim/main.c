@@ -112,18 +112,10 @@ static void item(const char *kind, int optional, const char *name)
     printf("%s %d %s\n", kind, optional, name);
 }
 
-/* --algos: software algorithms (their defaults, or specs, auto allowed) and hardware devices, every spec
- * checked before anything runs; the items on stdout. */
+/* --algos: software algorithms (their defaults, or specs, auto allowed) and hardware devices; all, sw and
+ * hw alone or inside a list. Every spec checked before anything runs; the items on stdout. */
 static void plan_items(const char *algos)
 {
-    int sw = !strcmp(algos, "all") || !strcmp(algos, "sw"), hw = !strcmp(algos, "all") || !strcmp(algos, "hw");
-    if (sw || hw) {
-        for (unsigned i = 0; sw && i < ag_algo_table.n; i++)
-            item("andgate", 0, ag_algo_table.get(i)->name);
-        for (unsigned i = 0; hw && sim_hw_devices[i]; i++)
-            item("hw", 1, sim_hw_devices[i]->name);
-        return;
-    }
     static char buf[4096];
     char *specs[128];
     if (strlen(algos) >= sizeof buf)
@@ -135,18 +127,26 @@ static void plan_items(const char *algos)
     for (unsigned i = 0; i < n; i++) {
         struct ag_spec sp;
         char msg[600];
-        if (sim_hw_find(specs[i]) || !strcmp(specs[i], "auto"))
+        const char *it = specs[i];
+        if (sim_hw_find(it) || !strcmp(it, "auto") || !strcmp(it, "all") || !strcmp(it, "sw") || !strcmp(it, "hw"))
             continue;
-        if (ag_spec_parse(&ag_algo_table, specs[i], &sp, msg, sizeof msg)) {
-            fprintf(stderr, PROG ": --algos: %s; or a hardware device:", msg);
+        if (ag_spec_parse(&ag_algo_table, it, &sp, msg, sizeof msg)) {
+            fprintf(stderr, PROG ": --algos: %s; or all, sw, hw, or a hardware device:", msg);
             for (unsigned d = 0; sim_hw_devices[d]; d++)
                 fprintf(stderr, " %s", sim_hw_devices[d]->name);
             fprintf(stderr, "\n");
             exit(2);
         }
     }
-    for (unsigned i = 0; i < n; i++)
-        item(sim_hw_find(specs[i]) ? "hw" : "andgate", 0, specs[i]);
+    for (unsigned i = 0; i < n; i++) {
+        int all = !strcmp(specs[i], "all"), sw = all || !strcmp(specs[i], "sw"), hw = all || !strcmp(specs[i], "hw");
+        for (unsigned a = 0; sw && a < ag_algo_table.n; a++)
+            item("andgate", 0, ag_algo_table.get(a)->name);
+        for (unsigned d = 0; hw && sim_hw_devices[d]; d++)
+            item("hw", 1, sim_hw_devices[d]->name); /* a device the machine lacks is left out */
+        if (!sw && !hw)
+            item(sim_hw_find(specs[i]) ? "hw" : "andgate", 0, specs[i]);
+    }
 }
 
 /* --threads against the machine; the counts in out (exit 2 for a bad list). */

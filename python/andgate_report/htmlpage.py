@@ -4,7 +4,7 @@ import html
 
 from .fmt import DASH, fmt_int, fmt_ns, fmt_ratio
 from .load import METHODS, c2c_median, failed_results, method_of, methods_present
-from .rank import ranking
+from .rank import auto_regret, ranking
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -114,6 +114,23 @@ def _failed_section(doc):
                              left=(0, 1, 3, 4))])
 
 
+def _regret_section(doc):
+    """auto beside the best fixed algorithm at each count (latency), when the run has both."""
+    rows = auto_regret(doc)
+    if not rows:
+        return ""
+    trs = [("", [e(r["threads"]), e(r["wait"]), f'<span class="mono">{e(r["auto"])}</span>', e(fmt_ns(r["auto_ns"])),
+                 f'<span class="mono">{e(r["best"])}</span>', e(fmt_ns(r["best_ns"])),
+                 e(None if r["regret"] is None else f'{r["regret"]:.2f}')]) for r in rows]
+    worst = max((r["regret"] for r in rows if r["regret"] is not None), default=None)
+    note = f"worst regret {worst:.2f}" if worst is not None else ""
+    return "\n".join(["<h2>auto against the best fixed algorithm (latency)</h2>",
+                      '<p class="note">Regret is auto\'s median over the best fixed andgate spec\'s median '
+                      f"at the same count and wait (1: auto chose as an oracle would). {e(note)}</p>",
+                      _table(["threads", "wait", "auto chose", "median ns", "best fixed", "median ns", "regret"],
+                             trs, left=(1, 2, 4))])
+
+
 def _settings_section(doc):
     """Each baseline's settings once (more than once only where one impl ran with different ones)."""
     seen = {}
@@ -175,6 +192,7 @@ def render(doc, plots, cdf_threads=None):
     extra = sorted({method_of(r) for r in doc.get("results", [])} - set(METHODS))
     if extra:
         body.append(f'<p class="note">Results of unknown methods not shown: {e(", ".join(extra))}</p>')
+    body.append(_regret_section(doc))
     body.append(_failed_section(doc))
     body.append(_settings_section(doc))
     return "\n".join(head + [b for b in body if b] + ["</body></html>", ""])

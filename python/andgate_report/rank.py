@@ -83,3 +83,28 @@ def jitter_summary(doc):
         row["gomp_ratio"] = _ratio(row["gomp_cpu_ns"], row["andgate_cpu_ns"])
         rows.append(row)
     return rows
+
+
+def is_auto(r):
+    """Whether a result is algo=auto (bench and sim mark what auto chose: "andgate:... (auto)")."""
+    return r.get("kind") == "andgate" and r["impl"].endswith(" (auto)")
+
+
+def auto_regret(doc, method="latency"):
+    """003 §5.2's ideal meta-algorithm picks the best algorithm at every count: one dict per auto result
+    of method with threads, wait, auto (what it chose), auto_ns, best (the fastest fixed andgate spec
+    of the same wait at that count), best_ns and regret (auto_ns / best_ns; 1 is the oracle). Counts
+    without a fixed spec to compare with are left out."""
+    results = ok_results(doc, method)
+    rows = []
+    for n in thread_counts(results):
+        at_n = [r for r in results if r["threads"] == n and r.get("kind") == "andgate"]
+        for a in (r for r in at_n if is_auto(r)):
+            fixed = [r for r in at_n if not is_auto(r) and r.get("wait") == a.get("wait")]
+            if not fixed:
+                continue
+            b = min(fixed, key=lambda r: r["median_ns"])
+            rows.append({"threads": n, "wait": a.get("wait"), "auto": short_impl(a), "auto_ns": a["median_ns"],
+                         "best": short_impl(b), "best_ns": b["median_ns"],
+                         "regret": _ratio(a["median_ns"], b["median_ns"])})
+    return rows

@@ -1,13 +1,14 @@
 """The text summary (--summary): per thread count of method latency, the best andgate impl against the
 best baseline (and the best hardware barrier in sim results) and the core-to-core limit; per thread
-count of method jitter, the CPU time per episode of the best andgate impl against gomp.
+count of method jitter, the CPU time per episode of the best andgate impl against gomp; where the run
+has auto beside fixed specs, auto's worst regret (rank.auto_regret).
 
 The rows come from rank.latency_summary / rank.jitter_summary; this module only words them. A preload
 document (andgate bench --preload) gets preload.summary_lines: its apps and constructs tables.
 """
 from . import preload
 from .fmt import fmt_ns
-from .rank import jitter_summary, latency_summary
+from .rank import auto_regret, jitter_summary, latency_summary
 
 
 def _faster(ratio, who, than=""):
@@ -51,4 +52,9 @@ def summary_lines(doc):
         return preload.summary_lines(doc)
     lines = [latency_line(r) for r in latency_summary(doc)]
     lines += [jitter_line(r) for r in jitter_summary(doc)]
+    regret = [r for r in auto_regret(doc) if r["regret"] is not None]
+    if regret:
+        worst = max(regret, key=lambda r: r["regret"])
+        lines.append(f"auto: worst regret {worst['regret']:.2f} at {worst['threads']} threads "
+                     f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts")
     return lines

@@ -192,6 +192,29 @@ def test_sim_document_renders(tmp_path, capsys):
     assert "best hw hw:barwait" in capsys.readouterr().out
 
 
+def test_auto_regret(tmp_path, capsys):
+    """auto against the best fixed spec of the same wait at each count: the table, the summary line"""
+    from andgate_report.rank import auto_regret
+    sim = sim_doc()
+    base = dict(sim["results"][1])
+    sim["results"] += [dict(base, impl="andgate:hybrid:group=cache (auto)", median_ns=1950.0),
+                       dict(base, impl="andgate:central (auto)", threads=16, median_ns=900.0),
+                       dict(base, impl="andgate:central (auto)", wait="pause", median_ns=10.0)]
+    assert validate(sim) == []
+    rows = auto_regret(sim)
+    # 16: auto ties the only fixed spec; 64: 1950 / stour's 1300; the pause row has nothing to compare
+    assert [(r["threads"], r["best"], r["regret"]) for r in rows] == [
+        (16, "dissemination:ways=1", pytest.approx(1.0)), (64, "stour:fanin=4", pytest.approx(1.5))]
+    generate(sim, tmp_path)
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "auto against the best fixed algorithm" in page and "worst regret 1.50" in page
+    path = tmp_path / "sim.json"
+    path.write_text(json.dumps(sim))
+    assert main([str(path), "--summary"]) == 0
+    assert "auto: worst regret 1.50 at 64 threads" in capsys.readouterr().out
+    assert auto_regret(sim_doc()) == []
+
+
 def test_stale_plot_removed(doc, tmp_path):
     generate(doc, tmp_path)
     generate(sim_doc(), tmp_path)
