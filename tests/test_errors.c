@@ -68,12 +68,11 @@ static void test_busy(const char *algo, const char *wait)
     CHECK(ag_barrier_destroy(b) == 0, "%s: destroy after all left", algo);
 }
 
-int main(void)
+/* NULL pointers and nthreads 0 */
+static void test_nulls(void)
 {
     char msg[512];
     ag_barrier_t *b;
-
-    /* NULL pointers and nthreads 0 */
     CHECK(ag_barrier_init(NULL, &(ag_config_t){ .nthreads = 1 }) == EINVAL, "NULL out");
     CHECK(ag_barrier_init(&b, NULL) == EINVAL, "NULL cfg");
     CHECK(ag_config_check(NULL, msg, sizeof msg) == EINVAL && strstr(msg, "NULL"), "NULL cfg msg: %s", msg);
@@ -84,22 +83,34 @@ int main(void)
     CHECK(ag_barrier_destroy(NULL) == EINVAL, "destroy NULL");
     CHECK(strcmp(ag_barrier_describe(NULL), "(null barrier)") == 0, "describe NULL");
     CHECK(ag_config_check(&zero, NULL, 0) == EINVAL, "check without a message buffer");
+}
 
-    /* tid out of range */
+/* tid out of range */
+static void test_tid(void)
+{
+    ag_barrier_t *b;
     ag_config_t three = { .nthreads = 3, .algo = "central", .wait = "pause" };
     CHECK(ag_barrier_init(&b, &three) == 0, "init");
     CHECK(ag_barrier_wait(b, 3) == EINVAL, "tid == nthreads");
     CHECK(ag_barrier_wait(b, 1u << 31) == EINVAL, "huge tid");
     CHECK(ag_barrier_destroy(b) == 0, "destroy unused barrier");
+}
 
-    /* flags */
+/* flags */
+static void test_flags(void)
+{
+    char msg[512];
+    ag_barrier_t *b;
     ag_config_t fl = { .nthreads = 2, .flags = 0x80 };
     CHECK(init_msg(&fl, msg, sizeof msg) == EINVAL && strstr(msg, "unknown flags"), "flags: %s", msg);
     fl.flags = AG_PSHARED;
     CHECK(ag_barrier_init(&b, &fl) == EINVAL, "AG_PSHARED barriers are made with ag_barrier_init_shm");
     CHECK(ag_config_check(&fl, msg, sizeof msg) == 0, "an AG_PSHARED configuration is valid: %s", msg);
+}
 
-    /* spec strings */
+/* spec strings */
+static void test_specs(void)
+{
     expect_bad("nosuch", "auto", "unknown algorithm 'nosuch'; expected one of: central, counting");
     expect_bad("", "auto", "empty algorithm spec");
     expect_bad("dissemination:ways=0", "auto", "bad value '0' for ways; expected an integer in 1..64");
@@ -114,13 +125,22 @@ int main(void)
     expect_bad("central", "sleepy", "unknown wait policy 'sleepy'; expected one of: spin, pause");
     expect_bad("central", "hybrid:spin_ns=-5", "bad value '-5' for spin_ns");
     expect_bad("central", "backoff:max_ns=1", "expected an integer in 64..");
+}
 
-    /* cpus[] must name online CPUs */
+/* cpus[] must name online CPUs */
+static void test_cpus(void)
+{
+    char msg[512];
     int cpus[2] = { 0, 100000 };
     ag_config_t withcpus = { .nthreads = 2, .algo = "central", .cpus = cpus };
     CHECK(init_msg(&withcpus, msg, sizeof msg) == EINVAL && strstr(msg, "cpus[1] = 100000"), "cpus: %s", msg);
+}
 
-    /* the environment is read when the config leaves a spec NULL, through the same parser */
+/* the environment is read when the config leaves a spec NULL, through the same parser */
+static void test_environment(void)
+{
+    char msg[512];
+    ag_barrier_t *b;
     setenv("ANDGATE_ALGO", "ticket", 1);
     setenv("ANDGATE_WAIT", "yield", 1);
     ag_config_t envcfg = { .nthreads = 2 };
@@ -133,8 +153,12 @@ int main(void)
           msg);
     unsetenv("ANDGATE_ALGO");
     unsetenv("ANDGATE_WAIT");
+}
 
-    /* auto resolves to a concrete, described choice */
+/* auto resolves to a concrete, described choice */
+static void test_auto(void)
+{
+    ag_barrier_t *b;
     ag_config_t one = { .nthreads = 1 };
     CHECK(ag_barrier_init(&b, &one) == 0, "auto n=1");
     CHECK(strncmp(ag_barrier_describe(b), "central:", 8) == 0, "auto n=1: %s", ag_barrier_describe(b));
@@ -151,8 +175,11 @@ int main(void)
     CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=20000,yield_ns=0") != NULL,
           "auto within the CPUs spins, then blocks: %s", ag_barrier_describe(b));
     ag_barrier_destroy(b);
+}
 
-    /* ag_strerror: every code has a message; distinct codes, distinct messages */
+/* ag_strerror: every code has a message; distinct codes, distinct messages */
+static void test_strerror(void)
+{
     const int codes[] = { 0, AG_SERIAL, EINVAL, ENOMEM, EBUSY, ETIMEDOUT, ENOTSUP, AG_EBROKEN };
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         CHECK(ag_strerror(codes[i]) && *ag_strerror(codes[i]), "strerror(%d)", codes[i]);
@@ -161,10 +188,26 @@ int main(void)
                   codes[i], codes[j]);
     }
     CHECK(strstr(ag_strerror(12345), "unknown") != NULL, "unknown code");
+}
 
-    /* destroy while a participant waits: EBUSY, for a spinning and a blocking policy */
+/* destroy while a participant waits: EBUSY, for a spinning and a blocking policy */
+static void test_busy_all(void)
+{
     test_busy("central", "pause");
     test_busy("dissemination", "block");
     test_busy("auto", "auto");
+}
+
+int main(void)
+{
+    test_nulls();
+    test_tid();
+    test_flags();
+    test_specs();
+    test_cpus();
+    test_environment();
+    test_auto();
+    test_strerror();
+    test_busy_all();
     return check_done();
 }

@@ -31,9 +31,9 @@ static void bad(const struct ag_table *t, const char *s, const char *want)
     CHECK(strstr(msg, want) != NULL, "'%s': message '%s' lacks '%s'", s, msg, want);
 }
 
-int main(void)
+/* every algorithm and wait policy parses by bare name, with all defaults, and round-trips */
+static void test_roundtrips(void)
 {
-    /* every algorithm and wait policy parses by bare name, with all defaults, and round-trips */
     CHECK(ag_algo_table.n == 11, "11 algorithms, have %u", ag_algo_table.n);
     for (unsigned i = 0; i < ag_algo_table.n; i++)
         roundtrip(&ag_algo_table, ag_algo_table.get(i)->name);
@@ -45,8 +45,11 @@ int main(void)
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
     roundtrip(&ag_wait_table, "backoff:max_ns=100000");
+}
 
-    /* defaults and canonical form */
+/* defaults and canonical form */
+static void test_defaults(void)
+{
     struct ag_spec sp;
     char msg[256], canon[256];
     CHECK(ag_spec_parse(&ag_algo_table, "dissemination", &sp, msg, sizeof msg) == 0, "%s", msg);
@@ -57,10 +60,14 @@ int main(void)
     CHECK(strcmp(canon, "stour:fanin=4,pad=line,wake=numa,line=64") == 0, "002's optimized default: %s", canon);
     CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=12", &sp, msg, sizeof msg) == 0 && sp.val[0] == 12,
           "integer group");
-    CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=cache", &sp, msg, sizeof msg) == 0 && sp.val[0] == -2,
+    CHECK(ag_spec_parse(&ag_algo_table, "hybrid:group=cache", &sp, msg, sizeof msg) == 0 && ag_is_word(sp.val[0]) &&
+              ag_word(sp.val[0]) == AG_LVL_CACHE,
           "word group");
+}
 
-    /* spec lists (ag_spec_split_list): ';' and ',' separate, a ',' piece with '=' and no ':' continues */
+/* spec lists (ag_spec_split_list): ';' and ',' separate, a ',' piece with '=' and no ':' continues */
+static void test_lists(void)
+{
     static const struct { const char *in; unsigned n; const char *items[4]; } lists[] = {
         { "stour:fanin=4,pad=line,dissemination", 2, { "stour:fanin=4,pad=line", "dissemination" } },
         { "central;mcs", 2, { "central", "mcs" } },
@@ -81,14 +88,21 @@ int main(void)
     }
     char many[] = "a;b;c;d;e", *two[2];
     CHECK(ag_spec_split_list(many, two, 2) == 3, "a list longer than max says max + 1");
+}
 
-    /* truncation never overflows: a 4-byte buffer still gets a NUL-terminated prefix */
+/* truncation never overflows: a 4-byte buffer still gets a NUL-terminated prefix */
+static void test_truncation(void)
+{
+    struct ag_spec sp;
     char tiny[4];
     CHECK(ag_spec_parse(&ag_algo_table, "nosuch", &sp, tiny, sizeof tiny) == EINVAL && strlen(tiny) == 3,
           "truncated message '%s'", tiny);
     CHECK(ag_spec_parse(&ag_algo_table, "nosuch", &sp, NULL, 0) == EINVAL, "NULL message buffer");
+}
 
-    /* malformed */
+/* malformed specs: EINVAL and a message naming what was expected */
+static void test_malformed(void)
+{
     bad(&ag_algo_table, NULL, "empty algorithm spec; expected one of: central, counting, ticket");
     bad(&ag_algo_table, "", "empty algorithm spec");
     bad(&ag_algo_table, "Central", "unknown algorithm 'Central'");
@@ -118,8 +132,13 @@ int main(void)
     bad(&ag_algo_table, "dtour:wake=", "bad value '' for wake; expected one of global|tree");
     bad(&ag_algo_table, "hybrid:group=socket", "expected one of core|cache|numa or an integer in 1..1048576");
     bad(&ag_algo_table, "mcs:line=96", "bad value '96' for line; expected one of 64|128");
+}
 
-    /* every word of every key is accepted, read back by ag_word as its index, and spelled canonically */
+/* every word of every key is accepted, read back by ag_word as its index, and spelled canonically; integers as integers */
+static void test_words(void)
+{
+    struct ag_spec sp;
+    char msg[256], canon[256];
     for (unsigned i = 0; i < ag_algo_table.n; i++) {
         const struct ag_kind *kind = ag_algo_table.get(i);
         const struct ag_key *k;
@@ -149,5 +168,15 @@ int main(void)
     roundtrip(&ag_algo_table, "tournament:wake=global,line=128");
     roundtrip(&ag_algo_table, "dtour:fanin=64,wake=global,line=64");
     roundtrip(&ag_algo_table, "hybrid:group=core,line=64");
+}
+
+int main(void)
+{
+    test_roundtrips();
+    test_defaults();
+    test_lists();
+    test_truncation();
+    test_malformed();
+    test_words();
     return check_done();
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "andgate.h"
+#include "bench_preload.h"
 #include "child.h"
 #include "cli.h"
 #include "counts.h"
@@ -35,158 +36,12 @@
 
 extern char **environ;
 
-#define MAXRUNS 64
-#define MAXT 16
-
 static const char *const APPS[] = { "cg", "mg", "nbody", "vcode", "streamcluster" };
 #define NAPPS (sizeof APPS / sizeof APPS[0])
 static const char CONSTRUCTS[] = "parallel,for,for-dynamic,barrier,single,reduction";
 static const char *const CC[][2] = { { "gcc", "libgomp" }, { "clang", "libomp" } };
 static const char *const BIND[] = { "true", "false" };
 
-struct rec { /* an app configuration (or the single command), or one construct */
-    char name[32], cmd[256];
-    const char *compiler, *runtime, *bind;
-    unsigned threads, np, ns;
-    double plain[MAXRUNS], shim[MAXRUNS]; /* apps: wall times, s; constructs: each run's median overhead, ns */
-    double plain_min, shim_min;           /* constructs: the least overhead of any run, ns */
-    int identical, compared;
-    char error[400];
-};
-
-struct pre {
-    const char *single, *json, *report, *csv, *apps, *constructs, *bind, *threads_arg;
-    unsigned threads[MAXT], nt, repeat, timeout; /* timeout: --timeout S, 0 when not given */
-    int quick;
-    char dir[PATH_MAX], shim[PATH_MAX + 64], path[PATH_MAX + 32], cmdline[4096], model[256];
-    unsigned usable, online;
-    struct rec *app, *con;
-    unsigned na, nc;
-};
-
-/* a bad command line or a file that cannot be written: one line, exit status 2 */
-#define die(...) ag_usage_error("andgate bench --preload", __VA_ARGS__)
-
-/* median and min of n values (NAN for none: a failed record's JSON null) */
-static void median_min(const double *v, unsigned n, double *med, double *min)
-{
-    double s[MAXRUNS];
-    memcpy(s, v, n * sizeof *v);
-    struct stats st = stats_of(s, n);
-    *med = n ? st.median : NAN;
-    *min = n ? st.min : NAN;
-}
-
-/* The median over pairs i of num[i] / den[i] (runs i of both sides were taken back to back). */
-static double paired_ratio(const double *num, const double *den, unsigned n)
-{
-    double q[MAXRUNS], med, min;
-    unsigned k = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (den[i] > 0)
-            q[k++] = num[i] / den[i];
-    median_min(q, k, &med, &min);
-    return med;
-}
-
-/* ---- the result document ---- */
-
-static void jnum(FILE *f, const char *key, double v, int prec)
-{
-    fprintf(f, ",\"%s\":", key);
-    if (isfinite(v))
-        fprintf(f, "%.*f", prec, v);
-    else
-        fputs("null", f);
-}
-
-static void jtimes(FILE *f, const char *key, const double *v, unsigned n)
-{
-    fprintf(f, ",\"%s\":[", key);
-    for (unsigned i = 0; i < n; i++)
-        fprintf(f, "%s%.4f", i ? "," : "", v[i]);
-    fputc(']', f);
-}
-
-static void jstatus(FILE *f, const struct rec *r)
-{
-    fprintf(f, ",\"status\":\"%s\"", r->error[0] ? "failed" : "ok");
-    if (r->error[0])
-        fprintf(f, ",\"error\":"), json_str(f, r->error);
-    fputc('}', f);
-}
-
-static void write_app(FILE *f, const struct rec *r)
-{
-    double mp, ms, lp, ls;
-    median_min(r->plain, r->np, &mp, &lp);
-    median_min(r->shim, r->ns, &ms, &ls);
-    if (r->name[0])
-        fprintf(f, "{\"app\":\"%s\",\"compiler\":\"%s\",\"runtime\":\"%s\",\"bind\":\"%s\",\"threads\":%u,",
-                r->name, r->compiler, r->runtime, r->bind, r->threads);
-    else
-        fputc('{', f);
-    fprintf(f, "\"command\":");
-    json_str(f, r->cmd);
-    jtimes(f, "plain_s", r->plain, r->np);
-    jtimes(f, "preload_s", r->shim, r->ns);
-    jnum(f, "median_plain_s", mp, 4), jnum(f, "median_preload_s", ms, 4);
-    jnum(f, "min_plain_s", lp, 4), jnum(f, "min_preload_s", ls, 4);
-    unsigned pairs = r->np < r->ns ? r->np : r->ns;
-    jnum(f, "speedup", r->error[0] ? NAN : paired_ratio(r->plain, r->shim, pairs), 3);
-    if (r->compared)
-        fprintf(f, ",\"output_identical\":%s", r->identical ? "true" : "false");
-    jstatus(f, r);
-}
-
-static void write_con(FILE *f, const struct rec *r)
-{
-    fprintf(f, "{\"construct\":\"%s\",\"compiler\":\"%s\",\"runtime\":\"%s\",\"bind\":\"%s\",\"threads\":%u",
-            r->name, r->compiler, r->runtime, r->bind, r->threads);
-    double rt, sh, lo;
-    median_min(r->plain, r->np, &rt, &lo);
-    median_min(r->shim, r->ns, &sh, &lo);
-    jnum(f, "runtime_ns", rt, 1), jnum(f, "shim_ns", sh, 1);
-    jnum(f, "runtime_min_ns", r->plain_min, 1), jnum(f, "shim_min_ns", r->shim_min, 1);
-    jnum(f, "ratio", r->error[0] || r->np != r->ns ? NAN : paired_ratio(r->shim, r->plain, r->np), 3);
-    jstatus(f, r);
-}
-
-static void write_doc(const struct pre *p, const char *path)
-{
-    if (p->json && p->report && path == p->path) /* both asked: the report directory gets its copy too */
-        write_doc(p, p->json);
-    char tmp[PATH_MAX + 40];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        die("cannot write %s: %s", tmp, strerror(errno));
-    ag_document_begin(f, "preload", p->cmdline);
-    fprintf(f, ",\"host\":{\"model\":");
-    json_str(f, p->model);
-    fprintf(f, ",\"cpus_usable\":%u,\"cpus_online\":%u},\"shim\":", p->usable, p->online);
-    json_str(f, p->shim);
-    fprintf(f, ",\"repeat\":%u,\"quick\":%s,\"environment\":{", p->repeat, p->quick ? "true" : "false");
-    for (unsigned i = 0, n = 0; environ[i]; i++) {
-        const char *e = environ[i], *eq = strchr(e, '=');
-        int set_here = !p->single && (!strncmp(e, "OMP_NUM_THREADS=", 16) || !strncmp(e, "OMP_PROC_BIND=", 14));
-        if (!eq || set_here ||
-            (strncmp(e, "ANDGATE_", 8) && strncmp(e, "OMP_", 4) && strncmp(e, "GOMP_", 5) && strncmp(e, "KMP_", 4)))
-            continue;
-        fprintf(f, "%s\"%.*s\":", n++ ? "," : "", (int)(eq - e), e);
-        json_str(f, eq + 1);
-    }
-    fputc('}', f);
-    fprintf(f, ",\"apps\":[");
-    for (unsigned i = 0; i < p->na; i++)
-        fprintf(f, "%s\n", i ? "," : ""), write_app(f, &p->app[i]);
-    fprintf(f, "],\"constructs\":[");
-    for (unsigned i = 0; i < p->nc; i++)
-        fprintf(f, "%s\n", i ? "," : ""), write_con(f, &p->con[i]);
-    fprintf(f, "]}\n");
-    if (fclose(f) || rename(tmp, path))
-        die("cannot write %s: %s", path, strerror(errno));
-}
 
 /* ---- measuring ---- */
 
@@ -222,13 +77,13 @@ static void run_pair(struct pre *p, struct rec *r, char *const argv[], char *con
                 r->compared = 1, r->identical &= x->len == ref.len && (!ref.len || !memcmp(x->out, ref.out, ref.len));
         }
     double mp, ms, lp, ls;
-    median_min(r->plain, r->np, &mp, &lp);
-    median_min(r->shim, r->ns, &ms, &ls);
+    preload_median_min(r->plain, r->np, &mp, &lp);
+    preload_median_min(r->shim, r->ns, &ms, &ls);
     if (r->error[0])
         fprintf(stderr, "andgate bench --preload: %s: FAILED: %s\n", label, r->error);
     else
         fprintf(stderr, "andgate bench --preload: %s: plain %.3f s, preloaded %.3f s (medians of %u), %.2fx "
-                "(median of the pairs' ratios)%s\n", label, mp, ms, r->np, paired_ratio(r->plain, r->shim, r->np),
+                "(median of the pairs' ratios)%s\n", label, mp, ms, r->np, preload_paired_ratio(r->plain, r->shim, r->np),
                 r->identical ? "" : ", OUTPUT DIFFERS");
     free(ref.out), free(cur.out), free(env[0]), free(env[1]);
 }
@@ -286,7 +141,7 @@ static void run_app(struct pre *p, char *path, const char *app, unsigned c, unsi
     for (unsigned k = 1; argv[k] && l < sizeof r->cmd; k++)
         l += (size_t)snprintf(r->cmd + l, sizeof r->cmd - l, " %s", argv[k]);
     run_pair(p, r, argv, c == 2 ? pth_env : omp_env, p->quick ? 120 : 600);
-    write_doc(p, p->path);
+    preload_write_doc(p, p->path);
 }
 
 /* every app x compiler x bind x threads that is built; streamcluster (pthread barriers, no OpenMP
@@ -386,7 +241,7 @@ static void run_constructs(struct pre *p)
                 fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: %u pairs of runs\n",
                         CC[c][0], BIND[b], p->threads[t], p->repeat);
                 free(env[0]), free(env[1]);
-                write_doc(p, p->path);
+                preload_write_doc(p, p->path);
             }
     }
 }
@@ -473,13 +328,13 @@ int bench_preload(int argc, char **argv)
     p.con = calloc(6 * 2 * 2 * MAXT, sizeof *p.con);
     if (!p.app || !p.con)
         die("out of memory");
-    write_doc(&p, p.path); /* an unwritable path fails now, not after the runs */
+    preload_write_doc(&p, p.path); /* an unwritable path fails now, not after the runs */
     if (p.single) {
         struct rec *r = &p.app[p.na++];
         snprintf(r->cmd, sizeof r->cmd, "%s", p.single);
         char *argv_sh[] = { "/bin/sh", "-c", (char *)p.single, NULL }, *extra[] = { NULL };
         run_pair(&p, r, argv_sh, extra, 3600);
-        write_doc(&p, p.path);
+        preload_write_doc(&p, p.path);
     } else {
         run_apps(&p);
         run_constructs(&p);

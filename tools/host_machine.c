@@ -185,85 +185,103 @@ static void measure_atomic_facts(struct facts *x)
            x->extra_ns > 0 ? x->extra_ns : 0, host_atomic_kind(), x->rmw_ns, x->store_ns);
 }
 
+/* The usable CPUs that the topology knows, in h->cpu (a cgroup quota below them is warned about). */
+static void usable_cpus(struct host *h, const struct ag_topo *t)
+{
+    int aff[CPU_SETSIZE];
+    unsigned naff = ag_affinity_cpus(aff, CPU_SETSIZE);
+    h->cpu = host_calloc(naff, sizeof(int));
+    for (unsigned i = 0; i < naff; i++)
+        if (ag_topo_cpu(t, aff[i]))
+            h->cpu[h->n++] = aff[i];
+    if (!h->n)
+        host_fail("no usable CPU in the %s topology", t->source);
+    unsigned quota = ag_cgroup_cpu_limit();
+    if (quota && quota < h->n)
+        fprintf(stderr, "andgate info --measure: warning: the cgroup grants %u CPUs of time for %u CPUs; ping-pong "
+                        "timings may include throttling\n", quota, h->n);
+}
+
+/* What the OS and the CPU say (no timing but the clock's), printed as the run's first lines. */
+static void read_facts(struct host *h, struct facts *x, const struct ag_topo *t)
+{
+    host_build_topology(h, t);
+    host_plan_layers(h);
+    ag_cpu_model(x->model, sizeof x->model, &x->hypervisor);
+    bench_clock_init();
+    x->ghz = host_core_clock(h->cpu[0], x->clock_src, sizeof x->clock_src);
+    x->line = host_cache_line(h->cpu[0], x->line_src, sizeof x->line_src);
+    x->ncaches = host_read_caches(h, x->caches, 8);
+    x->atomic_kind = host_atomic_kind();
+    printf("andgate info --measure: %u usable CPU%s, %s topology%s\n", h->n, h->n == 1 ? "" : "s", t->source,
+           x->hypervisor ? " (under a hypervisor)" : "");
+    printf("  levels        :");
+    for (unsigned k = 0; k < h->nlv; k++)
+        printf("%s %s %u", k ? " x" : "", h->lv[k].name, h->lv[k].count);
+    printf(" = %u hardware threads\n", h->n);
+    printf("  core clock    : %.3f GHz (%s)\n", x->ghz, bench_clk.tsc ? "invariant TSC" : "no invariant TSC");
+    printf("  cache line    : %d bytes\n", x->line);
+}
+
+/* The L1 hit on the first CPU (the caller pinned this thread there). */
+static void measure_self(const struct host *h, struct facts *x)
+{
+    if (measure_hit((unsigned)x->line, HIT_LOADS, RUNS, x->hit))
+        host_fail("out of memory");
+    double tmp[MAXPAIRS * RUNS];
+    memcpy(tmp, x->hit, sizeof x->hit);
+    x->hit_ns = measure_median(tmp, RUNS);
+    char runs[512];
+    machine_runs_text(runs, sizeof runs, x->hit, RUNS);
+    printf("  self          : %7.2f ns  L1 hit, dependent loads on CPU %d; runs: %s\n", x->hit_ns, h->cpu[0], runs);
+}
+
+/* The machine file, written whole or not at all (a temporary file renamed over path). */
+static void write_file(const char *path, const struct host *h, struct facts *x)
+{
+    time_t now = time(NULL);
+    strftime(x->date, sizeof x->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char tmpname[PATH_MAX + 32];
+    snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmpname, "w");
+    if (!f)
+        host_fail("cannot write %s: %s", tmpname, strerror(errno));
+    machine_write(f, h, x);
+    if (fclose(f) || rename(tmpname, path)) {
+        int e = errno;
+        unlink(tmpname);
+        host_fail("cannot write %s: %s", path, strerror(e));
+    }
+    printf("wrote %s (machine '%s': andgate sim --machine %s)\n", path, x->name, x->name);
+}
+
 int info_measure(const char *out_arg)
 {
     struct host h = { 0 };
     struct facts x = { 0 };
     const struct ag_topo *t = ag_topo_get();
     h.topo_source = t->source;
-
     cpu_set_t saved;
     if (sched_getaffinity(0, sizeof saved, &saved))
         host_fail("sched_getaffinity: %s", strerror(errno));
-    int aff[CPU_SETSIZE];
-    unsigned naff = ag_affinity_cpus(aff, CPU_SETSIZE);
-    h.cpu = host_calloc(naff, sizeof(int));
-    for (unsigned i = 0; i < naff; i++)
-        if (ag_topo_cpu(t, aff[i]))
-            h.cpu[h.n++] = aff[i];
-    if (!h.n)
-        host_fail("no usable CPU in the %s topology", t->source);
-    unsigned quota = ag_cgroup_cpu_limit();
-    if (quota && quota < h.n)
-        fprintf(stderr, "andgate info --measure: warning: the cgroup grants %u CPUs of time for %u CPUs; ping-pong "
-                        "timings may include throttling\n", quota, h.n);
-
+    usable_cpus(&h, t);
     /* where to write, decided before minutes of work are spent */
     char path[PATH_MAX];
     output_path(out_arg, path, sizeof path);
     machine_name(path, x.name, sizeof x.name);
-
-    host_build_topology(&h, t);
-    host_plan_layers(&h);
-    ag_cpu_model(x.model, sizeof x.model, &x.hypervisor);
-    bench_clock_init();
-    x.ghz = host_core_clock(h.cpu[0], x.clock_src, sizeof x.clock_src);
-    x.line = host_cache_line(h.cpu[0], x.line_src, sizeof x.line_src);
-    x.ncaches = host_read_caches(&h, x.caches, 8);
-    x.atomic_kind = host_atomic_kind();
-
-    printf("andgate info --measure: %u usable CPU%s, %s topology%s\n", h.n, h.n == 1 ? "" : "s", t->source,
-           x.hypervisor ? " (under a hypervisor)" : "");
-    printf("  levels        :");
-    for (unsigned k = 0; k < h.nlv; k++)
-        printf("%s %s %u", k ? " x" : "", h.lv[k].name, h.lv[k].count);
-    printf(" = %u hardware threads\n", h.n);
-    printf("  core clock    : %.3f GHz (%s)\n", x.ghz, bench_clk.tsc ? "invariant TSC" : "no invariant TSC");
-    printf("  cache line    : %d bytes\n", x.line);
+    read_facts(&h, &x, t);
 
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(h.cpu[0], &one);
     sched_setaffinity(0, sizeof one, &one);
-    if (measure_hit((unsigned)x.line, HIT_LOADS, RUNS, x.hit))
-        host_fail("out of memory");
-    double tmp[MAXPAIRS * RUNS];
-    memcpy(tmp, x.hit, sizeof x.hit);
-    x.hit_ns = measure_median(tmp, RUNS);
-    char runs[512];
-    machine_runs_text(runs, sizeof runs, x.hit, RUNS);
-    printf("  self          : %7.2f ns  L1 hit, dependent loads on CPU %d; runs: %s\n", x.hit_ns, h.cpu[0], runs);
-
+    measure_self(&h, &x);
     measure_layers(&h);
     measure_alpha(&h);
     sched_setaffinity(0, sizeof one, &one);
     measure_atomic_facts(&x);
     sched_setaffinity(0, sizeof saved, &saved);
-
-    time_t now = time(NULL);
-    strftime(x.date, sizeof x.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    char tmpname[PATH_MAX + 32];
-    snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmpname, "w");
-    if (!f)
-        host_fail("cannot write %s: %s", tmpname, strerror(errno));
-    machine_write(f, &h, &x);
-    if (fclose(f) || rename(tmpname, path)) {
-        int e = errno;
-        unlink(tmpname);
-        host_fail("cannot write %s: %s", path, strerror(e));
-    }
-    printf("wrote %s (machine '%s': andgate sim --machine %s)\n", path, x.name, x.name);
+    write_file(path, &h, &x);
 
     for (unsigned k = 0; k < h.nlv; k++)
         if (h.lv[k].key != NULL)

@@ -58,8 +58,9 @@ static void add_level(struct host *h, const char *name, const char *desc, int *k
     h->lv[h->nlv++] = (struct level){ name, desc, key, 0 };
 }
 
-/* The levels, their counts (regular or refused) and the model thread numbering. */
-void host_build_topology(struct host *h, const struct ag_topo *t)
+/* The levels: socket, the NUMA and cache levels that split their parent and group several cores, core,
+ * SMT thread; each with its key per usable CPU. */
+static void choose_levels(struct host *h, const struct ag_topo *t)
 {
     unsigned n = h->n;
     int *pkg = host_calloc(n, sizeof(int)), *numa = host_calloc(n, sizeof(int)), *cache = host_calloc(n, sizeof(int));
@@ -109,16 +110,19 @@ void host_build_topology(struct host *h, const struct ag_topo *t)
         free(numa);
     if (!cache_used)
         free(cache);
+}
 
-    /* counts: every unit of a level holds the same number of units of the next */
-    int *idx[MAXLV];
+/* Per level, every CPU's unit as a dense index (idx) and every unit's rank among its siblings (rank); the
+ * counts: every unit of a level holds the same number of units of the next, or the host is refused. */
+static void count_units(struct host *h, int **idx, int **rank)
+{
+    unsigned n = h->n;
     unsigned nunits[MAXLV] = { 0 };
     for (unsigned k = 0; k < h->nlv; k++) {
         idx[k] = host_calloc(n, sizeof(int));
         dense(h->lv[k].key, n, idx[k], &nunits[k]);
     }
     h->lv[0].count = nunits[0];
-    int **rank = host_calloc(h->nlv, sizeof(int *));
     for (unsigned k = 1; k < h->nlv; k++) {
         unsigned np = nunits[k - 1], nu = nunits[k];
         unsigned *children = host_calloc(np, sizeof(unsigned));
@@ -144,7 +148,13 @@ void host_build_topology(struct host *h, const struct ag_topo *t)
     rank[0] = host_calloc(nunits[0], sizeof(int));
     for (unsigned u = 0; u < nunits[0]; u++)
         rank[0][u] = (int)u;
-    /* model thread = mixed radix of the ranks, outermost first (README "Thread numbering") */
+}
+
+/* The model thread of each CPU: the mixed radix of its units' ranks, outermost first (README "Thread
+ * numbering"). */
+static void number_threads(struct host *h, int *const *idx, int *const *rank)
+{
+    unsigned n = h->n;
     h->thread_cpu = host_calloc(n, sizeof(int));
     for (unsigned t2 = 0; t2 < n; t2++)
         h->thread_cpu[t2] = -1;
@@ -156,9 +166,17 @@ void host_build_topology(struct host *h, const struct ag_topo *t)
             host_fail("internal error: thread numbering of CPU %d", h->cpu[i]);
         h->thread_cpu[id] = h->cpu[i];
     }
+}
+
+/* The levels, their counts (regular or refused) and the model thread numbering. */
+void host_build_topology(struct host *h, const struct ag_topo *t)
+{
+    int *idx[MAXLV], *rank[MAXLV];
+    choose_levels(h, t);
+    count_units(h, idx, rank);
+    number_threads(h, idx, rank);
     for (unsigned k = 0; k < h->nlv; k++)
         free(idx[k]), free(rank[k]);
-    free(rank);
 }
 
 static const char *noun(const char *level)

@@ -47,9 +47,10 @@ static void qty(FILE *f, double v, const char *unit, const char *src, const char
     fputc('}', f);
 }
 
-void machine_write(FILE *f, const struct host *h, const struct facts *x)
+/* name, title, description, references */
+static void write_head(FILE *f, const struct host *h, const struct facts *x)
 {
-    char src[768], note[768], runs[512];
+    char note[768];
     fprintf(f, "{\n  \"format\": \"andgate-machine/1\",\n  \"name\": ");
     json_str(f, x->name);
     snprintf(note, sizeof note, "This machine: %s, %u usable hardware threads (measured)", x->model, h->n);
@@ -65,7 +66,12 @@ void machine_write(FILE *f, const struct host *h, const struct facts *x)
     fprintf(f, ",\n  \"references\": {\n    \"002\": \"Gao, Fang, Huang, Xu, Wang: Optimizing Barrier Synchronization "
                "on ARMv8 Many-Core Architectures, CLUSTER 2021, doi:10.1109/Cluster48925.2021.00044 (seed "
                "002_22d269b377cdac79)\"\n  },\n");
+}
 
+/* the clock, the line size, the caches */
+static void write_caches(FILE *f, const struct host *h, const struct facts *x)
+{
+    (void)h;
     fprintf(f, "  \"clock\": {\n    \"core\": ");
     qty(f, x->ghz, "GHz", x->clock_src, "latencies below are in ns; the clock only converts values in cycles");
     fprintf(f, "\n  },\n  \"cache_line\": ");
@@ -78,7 +84,13 @@ void machine_write(FILE *f, const struct host *h, const struct facts *x)
         fprintf(f, ", \"shared_by\": \"%s\"}", c->shared_by);
     }
     fprintf(f, "%s],\n", x->ncaches ? "\n  " : "");
+}
 
+/* the levels counted over the usable CPUs, and which OS CPU each model thread is */
+static void write_topology(FILE *f, const struct host *h, const struct facts *x)
+{
+    char src[768], note[768];
+    (void)x;
     fprintf(f, "  \"topology\": {\n    \"levels\": [");
     snprintf(src, sizeof src, "derived: counted by andgate info --measure over the %u usable CPUs (%s topology)", h->n,
              h->topo_source);
@@ -99,7 +111,12 @@ void machine_write(FILE *f, const struct host *h, const struct facts *x)
     fprintf(f, ",\n    \"note\": ");
     json_str(f, note);
     fprintf(f, "\n  },\n");
+}
 
+/* the measured layers (self and one per sharing level), the layer map, the interconnect (not identified) */
+static void write_layers(FILE *f, const struct host *h, const struct facts *x)
+{
+    char src[768], note[768], runs[512];
     fprintf(f, "  \"latency_layers\": [\n    {\"id\": \"self\", \"kind\": \"fixed\", \"description\": \"a hit in the "
                "thread's own L1\", \"latency\": ");
     snprintf(src, sizeof src, SRC_MEASURED "chain of dependent loads over 64 L1-resident lines on CPU %d, median of %d "
@@ -111,7 +128,7 @@ void machine_write(FILE *f, const struct host *h, const struct facts *x)
     for (unsigned l = 0; l < h->nlayers; l++) {
         const struct layer *ly = &h->layer[l];
         char pairs[128];
-        o = 0;
+        size_t o = 0;
         for (unsigned p = 0; p < ly->npairs; p++)
             o += (size_t)snprintf(pairs + o, sizeof pairs - o, "%s%d-%d", p ? ", " : "", ly->pa[p], ly->pb[p]);
         snprintf(src, sizeof src, SRC_MEASURED "core-to-core ping-pong one-way P (common/c2c.c: round trip / 2, the "
@@ -134,7 +151,12 @@ void machine_write(FILE *f, const struct host *h, const struct facts *x)
     fprintf(f, "  \"interconnect\": {\n    \"kind\": \"point-to-point\",\n    \"description\": \"not identified by "
                "andgate info --measure: the measured layers include whatever connects the cores; no hop-by-hop "
                "model\"\n  },\n");
+}
 
+/* the measured invalidation weight per layer and the atomic's extra cost */
+static void write_coherence(FILE *f, const struct host *h, const struct facts *x)
+{
+    char src[768], note[768], runs[512];
     fprintf(f, "  \"coherence\": {\n    \"protocol\": \"measured host (protocol not identified)\",\n"
                "    \"invalidation\": {\n      \"model\": \"alpha\",\n      \"alpha\": {");
     for (unsigned l = 0; l < h->nlayers; l++) {
@@ -167,3 +189,11 @@ void machine_write(FILE *f, const struct host *h, const struct facts *x)
                "  ]\n}\n");
 }
 
+void machine_write(FILE *f, const struct host *h, const struct facts *x)
+{
+    write_head(f, h, x);
+    write_caches(f, h, x);
+    write_topology(f, h, x);
+    write_layers(f, h, x);
+    write_coherence(f, h, x);
+}

@@ -295,7 +295,8 @@ static void test_harp(void)
 }
 
 /* barwait, 000 §4 */
-static void test_barwait(void)
+/* hw-barwait on KNL: the mesh to the HBS tile, SMT siblings, one tile's cores, 000 §4.2's d = 0 estimate */
+static void test_barwait_knl(void)
 {
     struct sim_machine m, v;
     struct dev x;
@@ -348,7 +349,14 @@ static void test_barwait(void)
     close_dev(&x);
     sim_machine_free(&v);
     sim_machine_free(&m);
+}
 
+/* hw-barwait on the HARP processor (HBS at the L3), and a machine without an HBS refused */
+static void test_barwait_harp(void)
+{
+    struct sim_machine m;
+    struct dev x;
+    double t[MAXN] = { 0 }, reg[MAXN], rel[MAXN], ta;
     /* HARP processor, HBS at the L3: leg = 38 / 2 cycles at 2.4 GHz, d = 1 core cycle */
     load("harp-broadwell", &m);
     const double leg = 19 / 2.4, dc = 1 / 2.4;
@@ -363,6 +371,20 @@ static void test_barwait(void)
     close_dev(&x);
     sim_machine_free(&m);
 
+    struct sim_machine k;
+    load("kunpeng920", &k);
+    refused("hw-barwait", &k, 2, two, "hw-barwait needs devices.hbs");
+    sim_machine_free(&k);
+}
+
+/* hw-barwait on the 4-socket Opteron: sockets on the ring, 000 §4.2's 390 cycles, a missing link refused */
+static void test_barwait_opteron(void)
+{
+    struct sim_machine m, v;
+    struct dev x;
+    unsigned hw[MAXN];
+    double t[MAXN] = { 0 }, reg[MAXN], rel[MAXN], ta;
+    const char *nod[] = { "set devices.hbs.message_interval 0 ns" };
     /* 4-socket Opteron: leg = 10 cycles at 2.1 GHz, socket-arrive 44 ns per socket on the ring */
     load("opteron6272x4", &m);
     const double lo = 10 / 2.1, dO = 1 / 2.1;
@@ -393,11 +415,13 @@ static void test_barwait(void)
     refused("hw-barwait", &v, 2, socks, "hw-barwait needs interconnect.socket_links.hop_latency");
     sim_machine_free(&v);
     sim_machine_free(&m);
+}
 
-    struct sim_machine k;
-    load("kunpeng920", &k);
-    refused("hw-barwait", &k, 2, two, "hw-barwait needs devices.hbs");
-    sim_machine_free(&k);
+static void test_barwait(void)
+{
+    test_barwait_knl();
+    test_barwait_harp();
+    test_barwait_opteron();
 }
 
 /* photonic, 000 §5, on KNL: serpentine over the 32 tiles; tile 0 (1,0) first, tile 28 (1,5) last,

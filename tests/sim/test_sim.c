@@ -23,16 +23,11 @@ static const char *const variants[] = {
 static const char *const machines[] = { "kunpeng920", "knl7210", "tile64", "phytium2000" };
 #define NM (sizeof machines / sizeof *machines)
 
-int main(int argc, char **argv)
+static int passed, failed;
+
+/* every algorithm of the library is explored: a new one must be listed in variants */
+static void check_listed(void)
 {
-    unsigned schedules = argc > 1 ? (unsigned)atoi(argv[1]) : 1000;
-    struct sim_machine ms[NM];
-    char err[600];
-    for (unsigned i = 0; i < NM; i++)
-        if (sim_machine_load(machines[i], &ms[i], err, sizeof err))
-            return printf("FAIL loading %s: %s\n", machines[i], err), 1;
-    int passed = 0, failed = 0;
-    /* every algorithm of the library is explored: a new one must be listed in variants */
     for (unsigned i = 0; i < ag_algo_table.n; i++) {
         const char *name = ag_algo_table.get(i)->name;
         unsigned v = 0;
@@ -43,78 +38,100 @@ int main(int argc, char **argv)
             failed++;
         }
     }
-    static const unsigned counts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16 };
-    for (unsigned v = 0; variants[v]; v++)
-        for (unsigned c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-            unsigned n = counts[c], runs = n <= 9 ? schedules : schedules / 10 + 1, bad = 0;
-            const struct sim_machine *m = &ms[(v + c) % NM];
-            char err[500] = "";
-            for (unsigned seed = 1; seed <= runs; seed++) {
-                /* near the 2^32 wrap-around every other schedule */
-                struct sim_opts o = { .m = m, .algo = variants[v], .n = n, .episodes = 4, .seed = seed,
-                                      .random_schedule = 1, .epoch0 = seed % 2 ? 0 : 0xfffffffeull };
-                struct sim_result r;
-                if (sim_run(&o, &r) != 0 && !bad++)
-                    snprintf(err, sizeof err, "seed %u: %s", seed, r.error);
-            }
-            /* determinism of the fixed schedule */
-            struct sim_opts o = { .m = m, .algo = variants[v], .n = n, .episodes = 50, .seed = 7 };
-            struct sim_result a, b;
-            int det = sim_run(&o, &a) == 0 && sim_run(&o, &b) == 0 && a.median_ns == b.median_ns &&
-                      a.traffic.reads_remote == b.traffic.reads_remote && a.traffic.writes == b.traffic.writes &&
-                      a.operations == b.operations;
-            if (bad || !det) {
-                failed++;
-                printf("FAIL %s n=%u on %s: %u of %u random schedules failed (%s)%s\n", variants[v], n, m->name, bad, runs, err,
-                       det ? "" : "; the fixed schedule is not deterministic");
-            } else {
-                passed++;
-            }
-        }
-    /* large counts with SMT siblings placed last (pin cores: participant t and t + 64 share a core),
-     * so groups are not contiguous in participant order: the shape must rank by topology */
+}
+
+/* variant v at n participants on m: random schedules (near the 2^32 wrap-around every other one), then
+ * the fixed schedule twice (it must be deterministic) */
+static void explore(const char *variant, unsigned n, const struct sim_machine *m, unsigned runs)
+{
+    unsigned bad = 0;
+    char err[500] = "";
+    for (unsigned seed = 1; seed <= runs; seed++) {
+        struct sim_opts o = { .m = m, .algo = variant, .n = n, .episodes = 4, .seed = seed, .random_schedule = 1,
+                              .epoch0 = seed % 2 ? 0 : 0xfffffffeull };
+        struct sim_result r;
+        if (sim_run(&o, &r) != 0 && !bad++)
+            snprintf(err, sizeof err, "seed %u: %s", seed, r.error);
+    }
+    struct sim_opts o = { .m = m, .algo = variant, .n = n, .episodes = 50, .seed = 7 };
+    struct sim_result a, b;
+    int det = sim_run(&o, &a) == 0 && sim_run(&o, &b) == 0 && a.median_ns == b.median_ns &&
+              a.traffic.reads_remote == b.traffic.reads_remote && a.traffic.writes == b.traffic.writes &&
+              a.operations == b.operations;
+    if (bad || !det) {
+        failed++;
+        printf("FAIL %s n=%u on %s: %u of %u random schedules failed (%s)%s\n", variant, n, m->name, bad, runs, err,
+               det ? "" : "; the fixed schedule is not deterministic");
+    } else {
+        passed++;
+    }
+}
+
+/* large counts with SMT siblings placed last (pin cores: participant t and t + 64 share a core), so
+ * groups are not contiguous in participant order: the shape must rank by topology */
+static void large_counts(const struct sim_machine *m)
+{
     for (unsigned v = 0; variants[v]; v++) {
-        struct sim_opts o = { .m = &ms[1], .algo = variants[v], .n = 128, .episodes = 20, .seed = 3 };
+        struct sim_opts o = { .m = m, .algo = variants[v], .n = 128, .episodes = 20, .seed = 3 };
         struct sim_result r;
         if (sim_run(&o, &r) != 0) {
             failed++;
-            printf("FAIL %s n=128 on %s: %s\n", variants[v], ms[1].name, r.error);
+            printf("FAIL %s n=128 on %s: %s\n", variants[v], m->name, r.error);
         } else {
             passed++;
         }
     }
-    /* the hardware barrier devices on the machines that have them: the same checks under random
-     * schedules (arrivals then reach a device out of time order) */
+}
+
+/* device d on machine hm under random schedules (arrivals then reach a device out of time order); a
+ * machine without the device is skipped */
+static void explore_device(const struct sim_hw *dev, const struct sim_machine *hm, unsigned schedules)
+{
+    unsigned bad = 0, runs = 0;
+    char why[500] = "";
+    for (unsigned n = 1; n <= 9; n++)
+        for (unsigned seed = 1; seed <= schedules / 10 + 1; seed++) {
+            struct sim_opts o = { .m = hm, .hw = dev, .n = n, .episodes = 4, .seed = seed, .random_schedule = 1 };
+            struct sim_result r;
+            int rc = sim_run(&o, &r);
+            if (rc == EINVAL)
+                return; /* a machine without this device */
+            runs++;
+            if (rc != 0 && !bad++)
+                snprintf(why, sizeof why, "n=%u seed %u: %s", n, seed, r.error);
+        }
+    if (bad) {
+        failed++;
+        printf("FAIL %s on %s: %u of %u random schedules failed (%s)\n", dev->name, hm->name, bad, runs, why);
+    } else {
+        passed++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    unsigned schedules = argc > 1 ? (unsigned)atoi(argv[1]) : 1000;
+    struct sim_machine ms[NM];
+    char err[600];
+    for (unsigned i = 0; i < NM; i++)
+        if (sim_machine_load(machines[i], &ms[i], err, sizeof err))
+            return printf("FAIL loading %s: %s\n", machines[i], err), 1;
+    check_listed();
+    static const unsigned counts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16 };
+    for (unsigned v = 0; variants[v]; v++)
+        for (unsigned c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            explore(variants[v], counts[c], &ms[(v + c) % NM], counts[c] <= 9 ? schedules : schedules / 10 + 1);
+    large_counts(&ms[1]);
     static const char *const hw_machines[] = { "harp-broadwell", "knl7210", "xeon8160x8", "opteron6272x4", "tile64",
                                                "noc64" };
-    for (unsigned d = 0; sim_hw_devices[d]; d++)
-        for (unsigned h = 0; h < sizeof hw_machines / sizeof *hw_machines; h++) {
-            struct sim_machine hm;
-            if (sim_machine_load(hw_machines[h], &hm, err, sizeof err))
-                return printf("FAIL loading %s: %s\n", hw_machines[h], err), 1;
-            unsigned bad = 0, runs = 0;
-            char why[500] = "";
-            for (unsigned n = 1; n <= 9; n++)
-                for (unsigned seed = 1; seed <= schedules / 10 + 1; seed++) {
-                    struct sim_opts o = { .m = &hm, .hw = sim_hw_devices[d], .n = n, .episodes = 4, .seed = seed,
-                                          .random_schedule = 1 };
-                    struct sim_result r;
-                    int rc = sim_run(&o, &r);
-                    if (rc == EINVAL)
-                        break; /* a machine without this device */
-                    runs++;
-                    if (rc != 0 && !bad++)
-                        snprintf(why, sizeof why, "n=%u seed %u: %s", n, seed, r.error);
-                }
-            if (runs && bad) {
-                failed++;
-                printf("FAIL %s on %s: %u of %u random schedules failed (%s)\n", sim_hw_devices[d]->name,
-                       hw_machines[h], bad, runs, why);
-            } else if (runs) {
-                passed++;
-            }
-            sim_machine_free(&hm);
-        }
+    for (unsigned h = 0; h < sizeof hw_machines / sizeof *hw_machines; h++) {
+        struct sim_machine hm;
+        if (sim_machine_load(hw_machines[h], &hm, err, sizeof err))
+            return printf("FAIL loading %s: %s\n", hw_machines[h], err), 1;
+        for (unsigned d = 0; sim_hw_devices[d]; d++)
+            explore_device(sim_hw_devices[d], &hm, schedules);
+        sim_machine_free(&hm);
+    }
     for (unsigned i = 0; i < NM; i++)
         sim_machine_free(&ms[i]);
     printf("%d passed, %d failed\n", passed, failed);
