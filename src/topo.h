@@ -38,7 +38,7 @@ unsigned ag_affinity_cpus(int *cpus, unsigned max);
 /* The cgroup v2 (or v1) CPU quota as a CPU count rounded up, 0 when unlimited or unknown. */
 unsigned ag_cgroup_cpu_limit(void);
 
-/* How many CPUs the process has, and why (topo.c, "the CPUs of the process"): the mask at load, the
+/* How many CPUs the process has, and why (cpus.c, "the CPUs of the process"): the mask at load, the
  * union of its threads' masks now, the cgroup cpuset, the quota; 0 where unknown. */
 struct ag_cpu_budget {
     unsigned at_load;  /* the affinity mask when libandgate was loaded */

@@ -1,0 +1,19 @@
+/* sysfs.h — small readers of /sys and /proc files, shared by topo.c and cpus.c (internal). */
+#ifndef AG_SYSFS_H
+#define AG_SYSFS_H
+
+#include <stddef.h>
+
+/* The first integer of a file; 0 or -1. */
+int ag_sysfs_int(const char *path, int *out);
+
+/* Parses a kernel cpu list ("0-3,8,10-11"); calls fn for every cpu; returns the first cpu or -1. */
+int ag_sysfs_cpulist_parse(const char *s, void (*fn)(int cpu, void *arg), void *arg);
+
+/* The first len-1 bytes of a small file, NUL-terminated; 0 or -1. */
+int ag_sysfs_text(const char *path, char *buf, size_t len);
+
+/* A file holding a cpu list, parsed as ag_sysfs_cpulist_parse does; the first cpu, or -1. */
+int ag_sysfs_cpulist(const char *path, void (*fn)(int, void *), void *arg);
+
+#endif
