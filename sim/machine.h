@@ -12,6 +12,10 @@
 #ifndef AG_SIM_MACHINE_H
 #define AG_SIM_MACHINE_H
 
+/* $.os entries, in this order: futex_wait, futex_wake, wakeup, context_switch, yield */
+enum { SIM_OS_N = 5 };
+extern const char *const sim_os_names[SIM_OS_N];
+
 #include <stddef.h>
 
 #define SIM_MAX_LEVELS 8
@@ -42,6 +46,9 @@ struct sim_machine {
                                            * $.caches; socket when none is): the library's cache groups */
     unsigned char *pair;                  /* [a * threads + b]: layer index of a pair of hardware threads */
     double atomic_extra_ns;
+    /* $.os (optional; `andgate info --measure` writes it): what a sleeping waiter pays, ns; -1 where the
+     * description has no such entry. Not used by the engine yet (issue 12 item 2: sleeping waits). */
+    double os_ns[SIM_OS_N];
     int inval_none;                       /* invalidation model "none": no sharer copies, all at the home */
     int home_first_touch;                 /* home policy: first-touch, else hash */
     /* interconnect, for noc layers */

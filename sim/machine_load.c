@@ -325,38 +325,6 @@ static int load_coherence(struct ld *l)
     return 0;
 }
 
-/* $.devices (optional): an object of hardware-barrier devices (sim/hw), each an object whose members are
- * a description string or quantities; a device reads its quantities later (sim_machine_param), so they
- * are checked here, at load, like every other number. */
-static int load_devices(struct ld *l)
-{
-    json_t *devs = json_object_get(l->root, "devices"), *dev, *q;
-    const char *name, *key;
-    if (!devs)
-        return 0;
-    if (!json_is_object(devs))
-        return ld_bad(l, "$.devices: must be an object of devices, e.g. {\"hbs\": {...}}");
-    json_object_foreach(devs, name, dev) {
-        char p[160], pq[320];
-        snprintf(p, sizeof p, "$.devices.%s", name);
-        if (!json_is_object(dev))
-            return ld_bad(l, "%s: must be an object (a device's description and quantities)", p);
-        json_object_foreach(dev, key, q) {
-            double x;
-            snprintf(pq, sizeof pq, "%s.%s", p, key);
-            if (!strcmp(key, "description")) {
-                if (!json_is_string(q))
-                    return ld_bad(l, "%s: must be a string", pq);
-            } else if (!json_is_object(q)) {
-                return ld_bad(l, "%s: must be a quantity {value, unit, source} or the description", pq);
-            } else if (ld_quantity(l, q, pq, NULL, &x)) {
-                return -1;
-            }
-        }
-    }
-    return 0;
-}
-
 static int load(struct ld *l)
 {
     struct sim_machine *m = l->m;
@@ -385,7 +353,7 @@ static int load(struct ld *l)
                    "1024 bytes", line);
     m->line_bytes = (unsigned)line;
     if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l) ||
-        load_devices(l))
+        ld_devices(l) || ld_os(l))
         return -1;
     /* the cache groups: the innermost shared_by level above the core */
     unsigned core = m->nlevels - 2;

@@ -50,6 +50,14 @@ int main(void)
     snprintf(x.caches[0].source, sizeof x.caches[0].source, "derived: a fixed test value");
     for (unsigned r = 0; r < RUNS; r++)
         x.hit[r] = 1.5, x.extra[r] = 7.25;
+    /* the os block: every entry but the wake-up (as on a one-CPU host, which has no pair to measure) */
+    static const double os[OS_N] = { 450.5, 340.25, -1, 2500.75, 615.5 };
+    for (unsigned k = 0; k < OS_N; k++) {
+        x.os_ns[k] = os[k];
+        snprintf(x.os_src[k], sizeof x.os_src[k], "a fixed test value");
+        for (unsigned r = 0; r < RUNS; r++)
+            x.os_runs[k][r] = os[k];
+    }
 
     char path[] = "/tmp/andgate-machine-XXXXXX.json";
     int fd = mkstemps(path, 5);
@@ -71,6 +79,8 @@ int main(void)
         CHECK(near(m.layer[m.self_layer].ns, 1.5), "self layer %g ns", m.layer[m.self_layer].ns);
         CHECK(near(m.atomic_extra_ns, 7.25), "atomic extra %g ns", m.atomic_extra_ns);
         CHECK(m.cache_level == 1, "cache groups at level %u, want 1 (l3)", m.cache_level);
+        for (unsigned k = 0; k < OS_N; k++)
+            CHECK(near(m.os_ns[k], os[k]), "os %s: %g ns, want %g", sim_os_names[k], m.os_ns[k], os[k]);
         for (unsigned l = 0; l < 3; l++) {
             int found = 0;
             for (unsigned k = 0; k < m.nlayers; k++)

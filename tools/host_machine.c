@@ -255,6 +255,36 @@ static void write_file(const char *path, const struct host *h, struct facts *x)
     printf("wrote %s (machine '%s': andgate sim --machine %s)\n", path, x->name, x->name);
 }
 
+/* The os block: system calls on the first CPU, then the futex ping-pong between the first two CPUs
+ * (wakeup; skipped with one CPU) and on the first CPU alone (context switch). */
+static void measure_os_facts(const struct host *h, struct facts *x)
+{
+    int a = h->cpu[0], b = h->n > 1 ? h->cpu[1] : -1;
+    measure_futex_calls(OS_CALLS, RUNS, x->os_runs[OS_FUTEX_WAIT], x->os_runs[OS_FUTEX_WAKE]);
+    measure_yield(OS_CALLS, RUNS, x->os_runs[OS_YIELD]);
+    if (b < 0 || measure_futex_pingpong(a, b, OS_ROUNDS, RUNS, x->os_runs[OS_WAKEUP]))
+        x->os_runs[OS_WAKEUP][0] = -1;
+    if (measure_futex_pingpong(a, a, OS_ROUNDS, RUNS, x->os_runs[OS_SWITCH]))
+        x->os_runs[OS_SWITCH][0] = -1;
+    snprintf(x->os_src[OS_FUTEX_WAIT], sizeof x->os_src[0], "FUTEX_WAIT on a word that already changed (EAGAIN), "
+             "per call over %d calls on CPU %d", OS_CALLS, a);
+    snprintf(x->os_src[OS_FUTEX_WAKE], sizeof x->os_src[0], "FUTEX_WAKE with nobody asleep, per call over %d calls "
+             "on CPU %d", OS_CALLS, a);
+    snprintf(x->os_src[OS_WAKEUP], sizeof x->os_src[0], "futex ping-pong, both sides asleep in FUTEX_WAIT between "
+             "hand-offs, CPUs %d and %d: round trip / 2 over %d round trips", a, b, OS_ROUNDS);
+    snprintf(x->os_src[OS_SWITCH], sizeof x->os_src[0], "futex ping-pong of two threads on CPU %d (each hand-off a "
+             "wake, a wait and a switch): round trip / 2 over %d round trips", a, OS_ROUNDS);
+    snprintf(x->os_src[OS_YIELD], sizeof x->os_src[0], "sched_yield with nothing else runnable, per call over %d "
+             "calls on CPU %d", OS_CALLS, a);
+    for (unsigned k = 0; k < OS_N; k++) {
+        double tmp[RUNS];
+        memcpy(tmp, x->os_runs[k], sizeof tmp);
+        x->os_ns[k] = x->os_runs[k][0] < 0 ? -1 : measure_median(tmp, RUNS);
+        if (x->os_ns[k] >= 0)
+            printf("  os %-15s: %9.1f ns  %s\n", host_os_names[k], x->os_ns[k], x->os_src[k]);
+    }
+}
+
 int info_measure(const char *out_arg)
 {
     struct host h = { 0 };
@@ -280,6 +310,7 @@ int info_measure(const char *out_arg)
     measure_alpha(&h);
     sched_setaffinity(0, sizeof one, &one);
     measure_atomic_facts(&x);
+    measure_os_facts(&h, &x);
     sched_setaffinity(0, sizeof saved, &saved);
     write_file(path, &h, &x);
 

@@ -17,7 +17,13 @@ enum {
     UPG_TRIALS = 2000,  /* trials per invalidation run */
     HIT_LOADS = 1 << 19,
     ATOMIC_OPS = 200000,
+    OS_CALLS = 20000,   /* futex calls and yields per run */
+    OS_ROUNDS = 2000,   /* futex ping-pong round trips per run */
 };
+
+/* The os block (issue 12 item 2): one measured cost per entry, its runs, and what was done (source) */
+enum { OS_FUTEX_WAIT, OS_FUTEX_WAKE, OS_WAKEUP, OS_SWITCH, OS_YIELD, OS_N };
+extern const char *const host_os_names[OS_N]; /* "futex_wait", "futex_wake", "wakeup", "context_switch", "yield" */
 
 #define SRC_MEASURED "derived: measured on this machine by andgate info --measure, "
 #define ALPHA_RULE "002 §III-B: O_W = O_R + n·α·L with n = 1"
@@ -66,6 +72,8 @@ struct facts {
     double rmw[RUNS], store[RUNS], extra[RUNS], extra_ns, rmw_ns, store_ns;
     struct cache caches[8];
     unsigned ncaches;
+    double os_runs[OS_N][RUNS], os_ns[OS_N];
+    char os_src[OS_N][256];
 };
 
 /* host_machine.c: one line on stderr and exit status 1; calloc that ends the same way when memory runs out */

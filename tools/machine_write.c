@@ -189,11 +189,31 @@ static void write_coherence(FILE *f, const struct host *h, const struct facts *x
                "  ]\n}\n");
 }
 
+const char *const host_os_names[OS_N] = { "futex_wait", "futex_wake", "wakeup", "context_switch", "yield" };
+
+/* the os block: what a sleeping waiter pays (issue 12 item 2); an entry not measured is left out */
+static void write_os(FILE *f, const struct facts *x)
+{
+    char src[400], note[768], runs[512];
+    fprintf(f, "  \"os\": {");
+    for (unsigned k = 0, n = 0; k < OS_N; k++) {
+        if (x->os_ns[k] < 0)
+            continue;
+        snprintf(src, sizeof src, SRC_MEASURED "%s, median of %d runs", x->os_src[k], RUNS);
+        machine_runs_text(runs, sizeof runs, x->os_runs[k], RUNS);
+        snprintf(note, sizeof note, "runs (ns): %s", runs);
+        fprintf(f, "%s\n    \"%s\": ", n++ ? "," : "", host_os_names[k]);
+        qty(f, x->os_ns[k], "ns", src, note);
+    }
+    fprintf(f, "\n  },\n");
+}
+
 void machine_write(FILE *f, const struct host *h, const struct facts *x)
 {
     write_head(f, h, x);
     write_caches(f, h, x);
     write_topology(f, h, x);
     write_layers(f, h, x);
+    write_os(f, x);
     write_coherence(f, h, x);
 }

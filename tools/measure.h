@@ -33,6 +33,14 @@ void measure_atomic(unsigned ops, unsigned runs, double *rmw_ns, double *store_n
 /* Dependent integer adds per ns (≈ the core clock in GHz, turbo included) over about 20 ms. */
 double measure_add_chain_ghz(void);
 
+/* measure_os.c: what the OS charges a sleeping waiter, per run (ns): a FUTEX_WAIT returning EAGAIN and a
+ * FUTEX_WAKE with no sleeper, each averaged over `calls`; a sched_yield with nothing else runnable; and
+ * one hand-off of a futex ping-pong where both sides sleep, the caller pinned to a and its partner to b
+ * (a == b: both on one CPU, every hand-off a context switch), round trip / 2 over `rounds`. */
+void measure_futex_calls(unsigned calls, unsigned runs, double *wait_ns, double *wake_ns);
+void measure_yield(unsigned calls, unsigned runs, double *ns);
+int measure_futex_pingpong(int a, int b, unsigned rounds, unsigned runs, double *oneway_ns);
+
 /* Median of v[0..n) (sorts v); 0 for n == 0. */
 double measure_median(double *v, unsigned n);
 

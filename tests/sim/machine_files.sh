@@ -81,6 +81,12 @@ cases = [
      "$.devices.subutai_ni.c.source: every number needs its source"),
     ("fastclock", "knl7210", "d['clock']['core']['value'] = 5000",
      "$.clock.core.value: 5000 GHz; a clock of at most 100 GHz was expected"),
+    # the os block (andgate info --measure writes it): an object of known time quantities
+    ("osarray", "kunpeng920", "d['os'] = [1]", "$.os: must be an object of time quantities"),
+    ("osname", "kunpeng920", "d['os'] = {'futex_sleep': {'value': 1, 'unit': 'ns', 'source': 'a test value'}}",
+     "$.os.futex_sleep: unknown entry; expected futex_wait"),
+    ("osunit", "kunpeng920", "d['os'] = {'wakeup': {'value': 1, 'unit': 'count', 'source': 'a test value'}}",
+     "$.os.wakeup.unit: 'count' where ns or cycles was expected"),
     ("devqty", "knl7210", "d['devices']['hbs']['message_interval'] = 'fast'",
      "$.devices.hbs.message_interval: must be a quantity"),
     ("negcount", "tile64", "d['topology']['levels'][1]['count']['value'] = -4",
