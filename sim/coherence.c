@@ -32,6 +32,44 @@ static void assign_home(struct sim *s, struct line *l)
     }
 }
 
+/* A request that misses queues at its line's directory slice (the home's occupancy, issue 12 item 1).
+ * A slice serves one request per `request` ns: time is cut into slots of that length, each slot serves
+ * one request, and a request issued at t takes the first free slot from t on (plus one further slot per
+ * `request` ns of `extra`, the issue of more invalidations). Slots rather than a single busy-until time
+ * because the engine charges operations in the order participants run, which is only roughly the order
+ * of their start times: a request issued at a later time must not delay one issued earlier. The last
+ * SIM_DIR_SLOTS slots of each slice are remembered. Returns when the slice takes the request. Lines are
+ * spread over the slices by the homes' seeded hash (the slice is the home where both are the attach
+ * units). */
+static double dir_take(struct sim *s, struct line *l, double t, double extra)
+{
+    const struct sim_machine *m = s->m;
+    if (m->dir_level < 0 || m->dir_request_ns <= 0)
+        return t;
+    if (l->dir < 0) {
+        if (l->home >= 0 && m->dir_level == m->attach) {
+            l->dir = l->home;
+        } else {
+            uint64_t h = ((uint64_t)(l - s->lines) + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 31;
+            l->dir = (int)(h % m->ndir);
+        }
+    }
+    double w = m->dir_request_ns;
+    int64_t *slot = s->dir_slots + (size_t)l->dir * SIM_DIR_SLOTS, b = (int64_t)(t / w), first = -1;
+    for (double need = 1 + extra / w; need > 0.5; b++) {
+        int64_t *e = &slot[b % SIM_DIR_SLOTS];
+        if (*e == b)
+            continue; /* taken */
+        *e = b;
+        if (first < 0)
+            first = b;
+        need -= 1;
+    }
+    double start = (double)first * w;
+    return start > t ? start : t;
+}
+
 /* A line no cache holds: its first access pays the machine's largest cost to the home (README). */
 static double first_touch(const struct sim *s, const struct line *l)
 {
@@ -118,6 +156,8 @@ void sim_charge_read(struct sim *s, uint32_t i)
     assign_home(s, l);
     double t = start_at(s, l);
     if (s->m->inval_none) {
+        if (!at_home(s, l))
+            t = dir_take(s, l, t, 0);
         p->clock = t + to_home(s, l);
         if (at_home(s, l))
             s->res->traffic.reads_local++;
@@ -125,51 +165,96 @@ void sim_charge_read(struct sim *s, uint32_t i)
             s->res->traffic.reads_remote++;
         return;
     }
-    if ((int)s->cur == l->owner || sharer(l, s->cur)) {
+    if ((int)s->cur == l->owner) { /* its own store, pending or not: forwarded from the store buffer */
+        p->clock += hit(s);
+        s->res->traffic.reads_local++;
+        return;
+    }
+    if (sharer(l, s->cur)) {
         p->clock = t + hit(s);
         s->res->traffic.reads_local++;
         return;
     }
-    p->clock = read_miss(s, l, t);
+    p->clock = read_miss(s, l, t = dir_take(s, l, t, 0));
     s->res->traffic.reads_remote++;
 }
 
+/* The invalidations an ownership request sends to the other holders go out in parallel (a directory
+ * or probe filter multicasts them and collects the acknowledgements): the farthest holder's α·L, plus
+ * the directory's issue cost for every holder beyond the first (issue 12 item 1; 002 §III-B's Σ α_i·L_i
+ * priced them one after another, which charged a release to P - 1 spinners P - 1 round trips). */
+static double invalidations(struct sim *s, const struct line *l, unsigned me, unsigned *others)
+{
+    const struct part *p = &s->part[me];
+    double worst = 0;
+    unsigned k = 0;
+    for (int j = -1; j < (int)l->ncp; j++) {
+        int q = j < 0 ? l->owner : (int)l->cp[j].p;
+        if (q < 0 || q == (int)me)
+            continue;
+        k++;
+        double v = sim_machine_alpha(s->m, p->hw, s->part[q].hw) * cost(s, me, (unsigned)q, l);
+        if (v > worst)
+            worst = v;
+    }
+    *others = k;
+    return k ? worst + (k - 1) * s->m->inval_each_ns : 0;
+}
+
+/* What an ownership request by the running participant costs from t, and the line's new state. */
+static double ownership(struct sim *s, struct line *l, double t)
+{
+    unsigned me = s->cur, others;
+    if (s->m->inval_none)
+        return (at_home(s, l) ? 0 : dir_take(s, l, t, 0) - t) + to_home(s, l);
+    int holds = (int)me == l->owner || sharer(l, me);
+    double inval = invalidations(s, l, me, &others), c, queued = 0;
+    if (!holds || others) { /* not a hit: the request goes through the directory */
+        double start = dir_take(s, l, t, others > 1 ? (others - 1) * s->m->inval_each_ns : 0);
+        queued = start - t;
+        t = start;
+    }
+    if (holds)
+        c = others ? inval : hit(s);            /* an upgrade: only the other copies to invalidate */
+    else if (l->owner >= 0)
+        c = cost(s, me, (unsigned)l->owner, l); /* held Modified by one core: it forwards the line and drops
+                                                 * its copy in one transfer (a CAS hand-off costs about a
+                                                 * load from a modified line) */
+    else {                                      /* data from the nearest copy while the others are invalidated */
+        double data = read_miss(s, l, t) - t;
+        c = data > inval ? data : inval;
+    }
+    s->res->traffic.invalidations += others;
+    drop_copies(l);
+    l->owner = (int)me;
+    return queued + c;
+}
+
+/* A plain store goes to the participant's store buffer: the participant goes on after a hit's time,
+ * while the ownership request completes in the background. Stores become visible in program order
+ * (each completes no earlier than the one before it: TSO, and a release on ARMv8), so a parent's
+ * stores to several children's flags overlap instead of queueing behind each other. The line is busy
+ * until the store completes, so nobody reads the new value before it is visible. An atomic
+ * (read-modify-write) drains the buffer first and waits for its own completion. */
 void sim_charge_write(struct sim *s, uint32_t i, int rmw)
 {
     struct line *l = &s->lines[i / s->line_slots];
     struct part *p = &s->part[s->cur];
-    unsigned me = s->cur;
     assign_home(s, l);
-    double t = start_at(s, l), c;
-    if (s->m->inval_none) {
-        c = to_home(s, l);
-    } else {
-        int holds = (int)me == l->owner || sharer(l, me);
-        unsigned others = 0;
-        double inval = 0;
-        if (l->owner >= 0 && l->owner != (int)me) {
-            others++;
-            inval += sim_machine_alpha(s->m, p->hw, s->part[l->owner].hw) * cost(s, me, (unsigned)l->owner, l);
-        }
-        for (unsigned k = 0; k < l->ncp; k++) {
-            unsigned q = l->cp[k].p;
-            if (q != me) {
-                others++;
-                inval += sim_machine_alpha(s->m, p->hw, s->part[q].hw) * cost(s, me, q, l);
-            }
-        }
-        c = holds ? (others ? inval : hit(s)) : read_miss(s, l, t) - t + inval;
-        s->res->traffic.invalidations += others;
-        drop_copies(l);
-        l->owner = (int)me;
-    }
+    double t = start_at(s, l);
+    if (rmw && p->drained > t)
+        t = p->drained;
+    double done = t + ownership(s, l, t);
     if (rmw) {
-        c += s->m->atomic_extra_ns;
+        done += s->m->atomic_extra_ns;
         s->res->traffic.rmws++;
+        p->clock = done;
     } else {
         s->res->traffic.writes++;
+        if (done < p->drained)
+            done = p->drained;
+        p->clock += hit(s);
     }
-    p->clock = t + c;
-    l->busy_until = p->clock;
+    p->drained = done;
+    l->busy_until = done;
 }
-

@@ -15,10 +15,12 @@
 
 
 enum { RUNNABLE, WAITING, DONE };
+enum { SIM_DIR_SLOTS = 1024 };
 
 struct part {
     struct coro co;
     double clock;
+    double drained;       /* when this participant's last buffered store completes (is visible) */
     int state;
     unsigned hw;          /* hardware thread */
     int next_waiter;      /* waiting: the next participant waiting on the same line, -1 */
@@ -33,6 +35,7 @@ struct copy {
 struct line {
     int owner;            /* -1: none holds it exclusively */
     int home;             /* attach unit, -1 until assigned */
+    int dir;              /* directory slice (occupancy), -1 until assigned */
     uint64_t *sharers;    /* bitset of participants holding a shared copy */
     struct copy *cp;      /* the same participants, with the time each copy arrived */
     unsigned ncp, capcp;
@@ -48,6 +51,7 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
+    int64_t *dir_slots;   /* [m->ndir][SIM_DIR_SLOTS]: the request slot each entry holds (coherence.c) */
     uint64_t *slots;
     struct coro main;
     uint64_t rng;

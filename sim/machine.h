@@ -46,6 +46,12 @@ struct sim_machine {
                                            * $.caches; socket when none is): the library's cache groups */
     unsigned char *pair;                  /* [a * threads + b]: layer index of a pair of hardware threads */
     double atomic_extra_ns;
+    int dir_level;                        /* coherence.occupancy.slices: one directory slice per unit of this
+                                           * level (-1: occupancy not modeled) */
+    unsigned ndir;                        /* global units at dir_level */
+    double dir_request_ns;                /* coherence.occupancy.request: how long one request holds its slice */
+    double inval_each_ns;                 /* coherence.invalidation.per_sharer: the directory's cost for each
+                                           * invalidation beyond the first (they go out in parallel); 0 if absent */
     /* $.os (optional; `andgate info --measure` writes it): what a sleeping waiter pays, ns; -1 where the
      * description has no such entry. Not used by the engine yet (issue 12 item 2: sleeping waits). */
     double os_ns[SIM_OS_N];

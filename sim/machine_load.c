@@ -274,6 +274,30 @@ static int load_layer_map(struct ld *l)
     return 0;
 }
 
+/* $.coherence.occupancy (optional): requests that miss queue at the line's directory slice, one per unit
+ * of `slices`, each holding it for `request` (issue 12 item 1). Absent: not modeled. */
+static int load_occupancy(struct ld *l, json_t *oc)
+{
+    struct sim_machine *m = l->m;
+    m->dir_level = -1;
+    m->ndir = 0;
+    if (!oc)
+        return 0;
+    if (!json_is_object(oc))
+        return ld_bad(l, "$.coherence.occupancy: expected an object with slices and request");
+    const char *lv = ld_str(l, oc, "$.coherence.occupancy", "slices");
+    if (!lv)
+        return -1;
+    int k = sim_machine_level(m, lv);
+    if (k < 0)
+        return ld_bad(l, "$.coherence.occupancy.slices: '%s' is not a level of $.topology.levels", lv);
+    if (ld_quantity(l, json_object_get(oc, "request"), "$.coherence.occupancy.request", "time", &m->dir_request_ns))
+        return -1;
+    m->dir_level = k;
+    m->ndir = sim_machine_unit(m, m->threads - 1, (unsigned)k) + 1;
+    return 0;
+}
+
 static int load_coherence(struct ld *l)
 {
     struct sim_machine *m = l->m;
@@ -303,6 +327,9 @@ static int load_coherence(struct ld *l)
             if (ld_quantity(l, q, p, "ratio", &m->layer[k].alpha))
                 return -1;
         }
+        json_t *each = json_object_get(inv, "per_sharer");
+        if (each && ld_quantity(l, each, "$.coherence.invalidation.per_sharer", "time", &m->inval_each_ns))
+            return -1;
         const char *key;
         json_t *q;
         json_object_foreach(al, key, q) if (sim_machine_layer(m, key) < 0) return ld_bad(
@@ -312,6 +339,8 @@ static int load_coherence(struct ld *l)
     }
     json_t *at = ld_member(l, co, "$.coherence", "atomic", JSON_OBJECT);
     if (!at || ld_quantity(l, json_object_get(at, "extra"), "$.coherence.atomic.extra", "time", &m->atomic_extra_ns))
+        return -1;
+    if (load_occupancy(l, json_object_get(co, "occupancy")))
         return -1;
     json_t *home = json_object_get(co, "home");
     if (home) {

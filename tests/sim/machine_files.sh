@@ -91,6 +91,16 @@ cases = [
      "$.devices.hbs.message_interval: must be a quantity"),
     ("negcount", "tile64", "d['topology']['levels'][1]['count']['value'] = -4",
      "$.topology.levels[1].count.value: must be a finite number, not negative"),
+    # issue 12 item 1: the directory occupancy and the per-sharer invalidation cost
+    ("occlevel", "phytium2000", "d['coherence']['occupancy']['slices'] = 'chiplet'",
+     "$.coherence.occupancy.slices: 'chiplet' is not a level of $.topology.levels"),
+    ("occnoreq", "kunpeng920", "del d['coherence']['occupancy']['request']", "$.coherence.occupancy.request"),
+    ("occarray", "kunpeng920", "d['coherence']['occupancy'] = [1]",
+     "$.coherence.occupancy: expected an object with slices and request"),
+    ("pershneg", "thunderx2", "d['coherence']['invalidation']['per_sharer']['value'] = -2",
+     "$.coherence.invalidation.per_sharer.value: must be a finite number, not negative"),
+    ("pershunit", "thunderx2", "d['coherence']['invalidation']['per_sharer']['unit'] = 'count'",
+     "$.coherence.invalidation.per_sharer.unit: 'count' where ns or cycles was expected"),
     ("nonehome", "kunpeng920", "d['coherence']['invalidation'] = {'model': 'none'}",
      "$.coherence.invalidation.model: 'none' (every access at the line's home) needs"),
 ]

@@ -200,22 +200,15 @@ static void on_tiny(void)
 /* ---- 2. model against simulator ---- */
 
 /* kunpeng920 (002 Table III: L0 14.2 ns in a CCL of 4 cores, L1 44.2 in an SCCL, L2 75 across; α 0.5
- * assumed), one participant per core ("cores"), fixed schedule, no work between barriers. Checked:
- * 002's own barrier tree with the wake-up whose assumptions the engine shares, stour:fanin=4,pad=line,
- * wake=global = T(4) + T_global (c = 0: the engine's readers of one line do not contend), at P = 4, 16,
- * 64, powers of f, so every round has the f - 1 losers (1) counts. The tolerance, sim/model in
- * [0.75, 1.02]:
- *   - the model is above the engine by up to one L_r per arrival round: 002 §V-B.2 prices every arrival
- *     store as a remote write W_R = (1 + α)·L_r ("the arrival flag of each node has only one copy in its
- *     parent node"), but the loser wrote the same flag last episode and still holds a copy, so the
- *     engine charges the upgrade W_L = α·L_r (14% of the model at P = 4, 10% at 16, 5% at 64);
- *   - the model starts everybody at once; the engine measures from the last arrival, and the
- *     participants the previous release reached first (L0 before L1, L2) have already started their
- *     rounds: up to max L - min L of the release earlier (5% at 16, 2% at 64);
- *   - the model leaves out the hits, O_RL = ε = 1.15 ns, of the barrier's own bookkeeping: a few ns above.
- * The other algorithms 002 models are printed, not checked: the W_R/W_L gap above is a larger share of
- * T(2) and of the dissemination rounds (one read per write), and (4) charges one level more than a path
- * of the tree has. */
+ * assumed), one participant per core ("cores"), fixed schedule, no work between barriers.
+ * Since issue 12 item 1 the engine overlaps what 002's closed forms add up: a writer's invalidations go
+ * out in parallel (the model's T_global charges (P - 1)·α·L for one release store), and plain stores
+ * leave through a store buffer (a parent's stores to its children's flags overlap). So the engine is
+ * checked to stay at or below the model (sim/model <= 1.02) on every case below, which fails if a cost
+ * the model counts once were charged twice; and at P = 4 (one CCL: three sharers of the release flag,
+ * one arrival round) within [0.75, 1.02] of it, the gap being 002 §V-B.2's W_R = (1 + α)·L_r for an
+ * arrival store where the engine charges the upgrade W_L = α·L_r (the loser still holds the flag it
+ * wrote last episode) plus the hits of the barrier's own bookkeeping. */
 static void agree(void)
 {
     struct sim_machine m;
@@ -230,8 +223,8 @@ static void agree(void)
         unsigned n;
         int check;
     } cases[] = {
-        { "stour:fanin=4,pad=line,wake=global", 4, 1 },  { "stour:fanin=4,pad=line,wake=global", 16, 1 },
-        { "stour:fanin=4,pad=line,wake=global", 64, 1 }, { "stour", 16, 0 },
+        { "stour:fanin=4,pad=line,wake=global", 4, 1 },  { "stour:fanin=4,pad=line,wake=global", 16, 0 },
+        { "stour:fanin=4,pad=line,wake=global", 64, 0 }, { "stour", 16, 0 },
         { "stour", 64, 0 },                              { "stour:wake=tree", 64, 0 },
         { "tournament:wake=global", 16, 0 },             { "tournament:wake=global", 64, 0 },
         { "dissemination", 16, 0 },                      { "dissemination", 64, 0 },
@@ -250,12 +243,12 @@ static void agree(void)
             continue;
         }
         double ratio = r.median_ns / model;
-        int ok = !cases[i].check || (ratio >= 0.75 && ratio <= 1.02);
-        checks += cases[i].check;
+        int ok = ratio <= 1.02 && (!cases[i].check || ratio >= 0.75);
+        checks++;
         failures += !ok;
         printf("  %-4s %-36s n=%-3u sim %8.1f ns  model %8.1f ns  sim/model %.3f%s  [%s]\n",
-               !cases[i].check ? "--" : ok ? "ok" : "FAIL", cases[i].spec, cases[i].n, r.median_ns, model, ratio,
-               cases[i].check ? " (in 0.75..1.02)" : "", d);
+               ok ? "ok" : "FAIL", cases[i].spec, cases[i].n, r.median_ns, model, ratio,
+               cases[i].check ? " (in 0.75..1.02)" : " (<= 1.02)", d);
     }
     sim_machine_free(&m);
 }
