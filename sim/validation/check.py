@@ -5,14 +5,21 @@
 Each RESULT.json is an `andgate sim` result file; its machine is read from host.model ("sim: NAME
 (...)"). For every figure of kind `value` or `ratio` whose algorithms are andgate's and were simulated
 at the figure's thread count, prints a Markdown row: the paper's number, the simulated one, their
-quotient. Papers that report minimum times (000) are compared with the simulated minimum, the others
-(002: means) with the simulated mean. Nothing here feeds the model: it only reads results.
+quotient, and whether they agree (within AGREE of each other; a bound "≥ x" agrees when the
+simulation is at least x / AGREE, "≤ x" when at most x · AGREE). Papers that report minimum times (000)
+are compared with the simulated minimum, the others (002: means) with the simulated mean. Then every
+shape statement (a crossover, spike or ordering; shapes.py) with what the simulation shows and a
+verdict, and a count of each verdict. scripts/sim_validate.sh runs the simulations this needs.
+Nothing here feeds the model: it only reads results.
 """
 import json
 import pathlib
 import re
 import sys
 
+from shapes import evaluate
+
+AGREE = 1.5
 HERE = pathlib.Path(__file__).resolve().parent
 UNIT_NS = {"ns": 1.0, "us": 1000.0, "µs": 1000.0, "ms": 1e6}
 
@@ -55,7 +62,8 @@ def rows(figures, by_machine):
             paper = f.get("value_ns_derived") or f["value"] * UNIT_NS.get(f["unit"], float("nan"))
             sim = stat(f, r)
             out.append((f["machine"], f"{f['algorithm_paper']} ({f['algorithm']}), {f['threads']} threads",
-                        f"{paper:,.0f} ns", f"{sim:,.0f} ns", sim / paper, f["paper"], f["where"].split(":")[0]))
+                        f"{paper:,.0f} ns", f"{sim:,.0f} ns", sim / paper, agrees(sim / paper, f.get("bound")),
+                        f["paper"], f["where"].split(":")[0]))
         elif f["kind"] == "ratio" and f.get("form") == "speedup":
             a, b = f["a"], f["b"]
             if not (isinstance(a.get("algorithm"), str) and isinstance(b.get("algorithm"), str)):
@@ -71,9 +79,19 @@ def rows(figures, by_machine):
             sim = stat(f, rb) / stat(f, ra)
             bound = {"upper": "≤ ", "lower": "≥ "}.get(f.get("bound"), "")
             out.append((f["machine"], f"{b['algorithm']} / {a['algorithm']} at {a['threads']} threads",
-                        f"{bound}{f['value']:g}×", f"{sim:.2f}×", sim / f["value"], f["paper"],
-                        f["where"].split(":")[0]))
+                        f"{bound}{f['value']:g}×", f"{sim:.2f}×", sim / f["value"],
+                        agrees(sim / f["value"], f.get("bound")), f["paper"], f["where"].split(":")[0]))
     return out
+
+
+def agrees(q, bound):
+    """sim / paper within AGREE; for a lower bound at least 1 / AGREE, for an upper bound at most AGREE."""
+    low, high = 1 / AGREE, AGREE
+    if bound == "lower":
+        high = float("inf")
+    elif bound == "upper":
+        low = 0.0
+    return "yes" if low <= q <= high else "no"
 
 
 def main(argv):
@@ -82,10 +100,20 @@ def main(argv):
     for path in argv:
         doc = json.loads(pathlib.Path(path).read_text())
         by_machine.setdefault(machine_of(doc), []).extend(doc["results"])
-    print("| machine | figure | paper | sim | sim / paper | source |")
-    print("|---|---|---:|---:|---:|---|")
-    for m, what, p, s, q, paper, where in rows(figures, by_machine):
-        print(f"| {m} | {what} | {p} | {s} | {q:.2f} | {paper} {where} |")
+    tally = {}
+    print(f"| machine | figure | paper | sim | sim / paper | agrees (within {AGREE:g}×) | source |")
+    print("|---|---|---:|---:|---:|---|---|")
+    for m, what, p, s, q, ok, paper, where in rows(figures, by_machine):
+        tally[ok] = tally.get(ok, 0) + 1
+        print(f"| {m} | {what} | {p} | {s} | {q:.2f} | {ok} | {paper} {where} |")
+    print()
+    print("| paper | machine | statement | simulated | agrees |")
+    print("|---|---|---|---|---|")
+    for paper, where, statement, shown, verdict in evaluate(figures, by_machine):
+        tally[verdict] = tally.get(verdict, 0) + 1
+        print(f"| {paper} | {where} | {statement} | {shown} | {verdict} |")
+    print()
+    print("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
     return 0
 
 

@@ -1,0 +1,82 @@
+"""sim/validation: the shape evaluators (shapes.py) and the agreement rule of check.py, on results made
+up here so that each verdict is known in advance."""
+import json
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parents[2] / "sim" / "validation"
+sys.path.insert(0, str(HERE))
+import check  # noqa: E402
+import shapes  # noqa: E402
+
+FIGURES = json.loads((HERE / "paper_figures.json").read_text())["figures"]
+
+
+def rec(spec, threads, ns):
+    return {"impl": "andgate:" + spec, "threads": threads, "median_ns": ns, "min_ns": ns, "mean_ns": ns,
+            "status": "ok"}
+
+
+def shape(start):
+    return next(f for f in FIGURES if f["kind"] == "shape" and f["statement"].startswith(start))
+
+
+def verdict(start, by):
+    f = shape(start)
+    fn = next(fn for (p, s), fn in shapes.EVALUATORS if f["paper"] == p and f["statement"].startswith(s))
+    return fn(by, f)[1]
+
+
+TREE, GLOBAL = "stour:fanin=4,pad=line,wake=tree,line=64", "stour:fanin=4,pad=line,wake=global,line=64"
+
+
+def test_wake_order_needs_every_machine_as_the_paper_says():
+    as_paper = {"phytium2000": [rec(TREE, 64, 500), rec(GLOBAL, 64, 600)],
+                "thunderx2": [rec(TREE, 64, 500), rec(GLOBAL, 64, 600)],
+                "kunpeng920": [rec(TREE, 64, 600), rec(GLOBAL, 64, 500)]}
+    assert verdict("ordering (no number", as_paper) == "yes"
+    as_paper["kunpeng920"] = [rec(TREE, 64, 500), rec(GLOBAL, 64, 600)]
+    assert verdict("ordering (no number", as_paper) == "partly"
+    assert verdict("ordering (no number", {}) == "not simulated"
+
+
+def test_dissemination_spikes_are_local_maxima_over_consecutive_counts():
+    d = "dissemination:ways=1,line=64"
+    spiky = {t: 100 + (50 if t in (2, 4, 8, 16, 32) else 0) + t for t in range(2, 35)}
+    steps = {t: 100 * (t - 1).bit_length() for t in range(2, 35)}
+    for values, want in ((spiky, "yes"), (steps, "no")):
+        by = {"kunpeng920": [rec(d, t, v) for t, v in values.items()]}
+        assert verdict("DIS overhead spikes", by) == want
+    assert verdict("DIS overhead spikes", {"kunpeng920": [rec(d, t, 1) for t in (2, 4, 8)]}) == "not simulated"
+
+
+def test_hybrid_equal_up_to_60_and_lower_above_72():
+    h, d = "hybrid:group=core,line=64", "dissemination:ways=1,line=64"
+    good = [rec(h, 30, 100), rec(d, 30, 105), rec(h, 240, 700), rec(d, 240, 1000)]
+    bad = [rec(h, 30, 100), rec(d, 30, 105), rec(h, 240, 1000), rec(d, 240, 980)]
+    assert verdict("hybrid ~ dissemination", {"xeonphi5110p": good}) == "yes"
+    assert verdict("hybrid ~ dissemination", {"xeonphi5110p": bad}) == "partly"
+
+
+def test_fanin4_best_also_needs_stour_ahead_of_every_other_algorithm():
+    def machine(other):
+        return [rec(f"stour:fanin={k},pad=line,wake=numa,line=64", 64, v) for k, v in ((2, 700), (4, 600), (8, 800))] \
+            + [rec("dissemination:ways=1,line=64", 64, other)]
+    ahead = {m: machine(900) for m in ("phytium2000", "thunderx2", "kunpeng920")}
+    assert verdict("at 64 threads the padded", ahead) == "yes"
+    ahead["thunderx2"] = machine(500)
+    assert verdict("at 64 threads the padded", ahead) == "partly"
+
+
+def test_agreement_rule_and_bounds():
+    assert check.agrees(1.4, None) == "yes" and check.agrees(1.6, None) == "no"
+    assert check.agrees(0.7, None) == "yes" and check.agrees(0.6, None) == "no"
+    assert check.agrees(5.0, "lower") == "yes" and check.agrees(0.6, "lower") == "no"
+    assert check.agrees(0.1, "upper") == "yes" and check.agrees(1.6, "upper") == "no"
+
+
+def test_every_shape_statement_has_an_evaluator():
+    for f in FIGURES:
+        if f["kind"] == "shape":
+            assert any(f["paper"] == p and f["statement"].startswith(s) for (p, s), _ in shapes.EVALUATORS), \
+                f["statement"]

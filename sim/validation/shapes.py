@@ -1,0 +1,254 @@
+"""The papers' shape statements (paper_figures.json, kind "shape") checked against simulated results.
+
+A shape is a crossover, a spike or an ordering with a thread count but no latency. Each entry of
+EVALUATORS names the statement by its paper and the first words of its `statement`, and evaluates it
+on the results of one or more machines: it returns (what the simulation shows, verdict), the verdict
+"yes", "no", "partly" or "not simulated" (the results lack what the statement needs, or andgate has
+no counterpart). "Equal" means within EQUAL of each other; "lower" means lower by more than that.
+Nothing here feeds the model.
+"""
+
+EQUAL = 0.10  # two overheads "the same" when within 10 % of each other
+
+
+def _impl(r):
+    return r["impl"].split(":", 1)[1] if r["impl"].startswith("andgate:") else r["impl"]
+
+
+def lat(results, spec, threads):
+    """Median of the result whose impl is `spec` with its defaults filled in (an exact key=value match
+    of every pair spec names; the plainest such impl), or None."""
+    name, _, params = spec.partition(":")
+    want = [kv for kv in params.split(",") if kv]
+    best = None
+    for r in results:
+        if r["threads"] != threads or r.get("status", "ok") != "ok":
+            continue
+        n, _, p = _impl(r).partition(":")
+        have = p.split(",") if p else []
+        if n == name and all(kv in have for kv in want) and (best is None or len(r["impl"]) < len(best["impl"])):
+            best = r
+    return best["median_ns"] if best else None
+
+
+def counts(results, spec):
+    return sorted({r["threads"] for r in results if lat(results, spec, r["threads"]) is not None})
+
+
+def _verdict(oks):
+    oks = [o for o in oks if o is not None]
+    if not oks:
+        return "not simulated"
+    return "yes" if all(oks) else "no" if not any(oks) else "partly"
+
+
+def _equal(a, b):
+    return abs(a - b) <= EQUAL * min(a, b)
+
+
+def dis_spikes(by, f):
+    """Local maxima of dissemination's latency over consecutive counts, per machine."""
+    shown, oks = [], []
+    for m in f["machines"]:
+        res = by.get(m)
+        if not res:
+            continue
+        ts = counts(res, "dissemination:ways=1")
+        run = [t for i, t in enumerate(ts) if t == ts[0] + i]  # the consecutive counts from the first
+        if len(run) < 5:
+            continue  # spikes need every count of a range
+        ts = run
+        v = {t: lat(res, "dissemination:ways=1", t) for t in ts}
+        spikes = [t for t in ts[1:-1] if v[t] > v[t - 1] and v[t] > v[t + 1]]
+        steps = [t for t in ts[1:] if v[t] > 1.15 * v[t - 1]]
+        shown.append(f"{m}: local maxima {spikes or 'none'}, jumps at {steps}")
+        oks.append(set(spikes) >= set(t for t in f["threads"] if ts[0] < t < ts[-1]))
+    return "; ".join(shown) or "-", _verdict(oks)
+
+
+def mcs_above_cmb(by, f):
+    shown, oks = [], []
+    for m in ("phytium2000", "thunderx2", "kunpeng920"):
+        res = by.get(m)
+        if not res:
+            continue
+        for t in (16, 32, 64):
+            a, b = lat(res, "mcs", t), lat(res, "combining:arity=2", t)
+            if a is None or b is None:
+                continue
+            shown.append(f"{m} {t}: mcs {a:.0f} vs cmb {b:.0f}")
+            oks.append(a > b)
+    return "; ".join(shown) or "-", _verdict(oks)
+
+
+def _limit(text):
+    """'<16' -> counts below 16; '<=32' -> up to 32."""
+    return (lambda t: t <= int(text[2:])) if text.startswith("<=") else (lambda t: t < int(text[1:]))
+
+
+def equal_below(by, f):
+    res = by.get(f["machine"])
+    if not res:
+        return "-", "not simulated"
+    a, b = f["algorithm_spec"]
+    inside = _limit(f["threads"])
+    shown, oks = [], []
+    for t in counts(res, a):
+        if t < 2 or not inside(t) or lat(res, b, t) is None:
+            continue
+        x, y = lat(res, a, t), lat(res, b, t)
+        shown.append(f"{t}: {x:.0f} / {y:.0f}")
+        oks.append(_equal(x, y))
+    if not shown:
+        return "-", "not simulated"
+    return f"{a.split('wake=')[-1]} / {b.split('wake=')[-1]}: " + ", ".join(shown), _verdict(oks)
+
+
+def wake_order(by, f):
+    shown, oks = [], []
+    want = {"phytium2000": "tree", "thunderx2": "tree", "kunpeng920": "global"}
+    for m, w in want.items():
+        res = by.get(m)
+        if not res:
+            continue
+        tree = lat(res, "stour:fanin=4,pad=line,wake=tree", 64)
+        glob = lat(res, "stour:fanin=4,pad=line,wake=global", 64)
+        if tree is None or glob is None:
+            continue
+        got = "tree" if tree < glob else "global"
+        shown.append(f"{m} 64: tree {tree:.0f}, global {glob:.0f}")
+        oks.append(got == w)
+    return "; ".join(shown) or "-", _verdict(oks)
+
+
+def numa_scales(by, f):
+    res = by.get(f["machine"])
+    if not res:
+        return "-", "not simulated"
+    a, b = f["algorithm_spec"]
+    upto = int(f["threads"][2:])
+    shown, oks = [], []
+    for t in counts(res, a):
+        x, y = lat(res, a, t), lat(res, b, t)
+        if t < 2 or y is None:
+            continue
+        if t <= upto:
+            oks.append(_equal(x, y))
+        elif t == 64:
+            oks.append(y < x)
+        else:
+            continue
+        shown.append(f"{t}: tree {x:.0f} / numa {y:.0f}")
+    return ", ".join(shown) or "-", _verdict(oks)
+
+
+def numa_offset(by, f):
+    res = by.get(f["machine"])
+    if not res:
+        return "-", "not simulated"
+    shown, oks = [], []
+    for t in (4, 8, 16):
+        x = lat(res, "stour:fanin=4,pad=line,wake=tree", t)
+        y = lat(res, "stour:fanin=4,pad=line,wake=numa", t)
+        if x is None or y is None:
+            continue
+        shown.append(f"{t}: numa {y:.0f} vs tree {x:.0f}")
+        oks.append(y <= x * (1 + EQUAL))
+    return ", ".join(shown) or "-", _verdict(oks)
+
+
+def fanin4_best(by, f):
+    shown, oks = [], []
+    for m in f["machines"]:
+        res = by.get(m)
+        if not res:
+            continue
+        v = {k: lat(res, f"stour:fanin={k},pad=line,wake=numa", 64) for k in (2, 4, 8)}
+        v["4 packed"] = lat(res, "stour:fanin=4,pad=packed,wake=numa", 64)
+        v = {k: x for k, x in v.items() if x is not None}
+        if len(v) < 2:
+            continue
+        best = min(v, key=v.get)
+        others = [(a, x) for a, x in _rivals(res) if not a.startswith("stour")]
+        rival = min(others, key=lambda p: p[1]) if others else None
+        shown.append(f"{m}: best fan-in {best} ({v[best]:.0f})" +
+                     (f", best other algorithm {rival[0]} {rival[1]:.0f}" if rival else ""))
+        oks.append(best == 4 and (rival is None or v[4] < rival[1]))
+    return "; ".join(shown) or "-", _verdict(oks)
+
+
+def _rivals(res, threads=64):
+    out = {}
+    for r in res:
+        if r["threads"] == threads and r.get("status", "ok") == "ok" and r["impl"].startswith("andgate:"):
+            name = _impl(r).split(":")[0]
+            if name not in out or r["median_ns"] < out[name]:
+                out[name] = r["median_ns"]
+    return list(out.items())
+
+
+def hybrid_vs_dissem(by, f):
+    res = by.get(f["machine"])
+    if not res:
+        return "-", "not simulated"
+    shown, oks = [], []
+    for t in counts(res, "hybrid"):
+        h, d = lat(res, "hybrid", t), lat(res, "dissemination:ways=1", t)
+        if d is None or t < 2:
+            continue
+        if t <= f["threads"]["similar_up_to"]:
+            oks.append(_equal(h, d))
+        elif t > f["threads"]["hybrid_lower_above"]:
+            oks.append(h < d * (1 - EQUAL))
+        else:
+            continue
+        shown.append(f"{t}: hybrid {h:.0f} / dissemination {d:.0f}")
+    return ", ".join(shown) or "-", _verdict(oks)
+
+
+def harp_close_to_omp(by, f):
+    res = by.get(f["machine"])
+    if not res:
+        return "-", "not simulated"
+    c, t_, k = (lat(res, s, 28) for s in ("central", "tournament", "counting"))
+    if None in (c, t_, k):
+        return "-", "not simulated"
+    ok = t_ >= c * (1 - EQUAL) and k >= c * (1 - EQUAL) and t_ <= 1.5 * c and k <= 1.5 * c
+    return f"central {c:.0f}, tournament {t_:.0f}, counting {k:.0f}", "yes" if ok else "no"
+
+
+def not_modeled(why):
+    return lambda by, f: (why, "not simulated")
+
+
+# (paper, first words of the statement) -> evaluator
+EVALUATORS = [
+    (("002", "DIS overhead spikes"), dis_spikes),
+    (("002", "MCS overhead > CMB"), mcs_above_cmb),
+    (("002", "global and binary-tree wake-up have equal"), equal_below),
+    (("002", "ordering (no number other than the machines)"), wake_order),
+    (("002", "binary-tree and NUMA-aware-tree wake-up have the same"), numa_scales),
+    (("002", "NUMA-aware tree's extra child wake-ups"), numa_offset),
+    (("002", "at 64 threads the padded static tournament"), fanin4_best),
+    (("003", "hybrid ~ dissemination"), hybrid_vs_dissem),
+    (("003", "spin-loop delay"), not_modeled("the simulator has no spin-loop delay parameter")),
+    (("003", "overhead depends on the address"), not_modeled("one tag-directory placement per seed; not swept")),
+    (("000", "at 28 threads on HARP, Tournament and Counting"), harp_close_to_omp),
+    (("000", "hw-harp (as built)"), not_modeled("the measured prototype (3000+ cycles) is not modeled")),
+    (("000", "at 4 threads UMsg/UMsgH"), not_modeled("hw-harp has one arrival path")),
+    (("001", "with one jittered arrival"), not_modeled("no Tile Spin baseline in the simulator")),
+]
+
+
+def evaluate(figures, by_machine):
+    """Rows (paper, machine, statement, simulated, verdict) for every shape figure."""
+    out = []
+    for f in figures:
+        if f["kind"] != "shape":
+            continue
+        ev = next((fn for (p, start), fn in EVALUATORS if f["paper"] == p and f["statement"].startswith(start)),
+                  None)
+        shown, verdict = ev(by_machine, f) if ev else ("-", "not simulated")
+        where = f.get("machine") or ", ".join(f.get("machines", [])) or "-"
+        out.append((f["paper"], where, f["statement"], shown, verdict))
+    return out
