@@ -31,9 +31,9 @@ struct ag_exp {
     /* the plan */
     const char *algos, *baselines, *threads, *method, *wait, *machine;
     /* how each job measures */
-    const char *pin, *late, *schedule;
+    const char *pin, *late, *schedule, *stores;
     unsigned episodes, budget_ms;
-    double jitter_us, work_ns, work_jitter_ns, alpha, timeout_s;
+    double jitter_us, work_ns, work_jitter_ns, alpha, timeout_s, split_ns;
     unsigned long long seed;
     int model, quick;
     /* where the results go */

@@ -201,8 +201,10 @@ static double invalidations(struct sim *s, const struct line *l, unsigned me, un
     return k ? worst + (k - 1) * s->m->inval_each_ns : 0;
 }
 
-/* What an ownership request by the running participant costs from t, and the line's new state. */
-static double ownership(struct sim *s, struct line *l, double t)
+/* What an ownership request by the running participant costs from t, and the line's new state. A
+ * streaming store (003 §2: a whole line written without reading it, no read-for-ownership) needs no data,
+ * only the invalidations. */
+static double ownership(struct sim *s, struct line *l, double t, int streaming)
 {
     unsigned me = s->cur, others;
     if (s->m->inval_none)
@@ -214,7 +216,7 @@ static double ownership(struct sim *s, struct line *l, double t)
         queued = start - t;
         t = start;
     }
-    if (holds)
+    if (holds || streaming)
         c = others ? inval : hit(s);            /* an upgrade: only the other copies to invalidate */
     else if (l->owner >= 0)
         c = cost(s, me, (unsigned)l->owner, l); /* held Modified by one core: it forwards the line and drops
@@ -244,7 +246,7 @@ void sim_charge_write(struct sim *s, uint32_t i, int rmw)
     double t = start_at(s, l);
     if (rmw && p->drained > t)
         t = p->drained;
-    double done = t + ownership(s, l, t);
+    double done = t + ownership(s, l, t, !rmw && s->o->streaming);
     if (rmw) {
         done += s->m->atomic_extra_ns;
         s->res->traffic.rmws++;

@@ -29,6 +29,27 @@ void sim_fail(struct sim *s, const char *msg)
     }
 }
 
+/* One episode of participant tid from its arrival: the device's, the algorithm's wait, or split phase
+ * (arrive, the independent work, depart). *ready: when it is ready to depart (its arrival, or after the
+ * split work), what the latency counts from. */
+static int episode(struct sim *s, unsigned tid, double *ready)
+{
+    struct part *p = &s->part[tid];
+    *ready = p->clock;
+    if (s->o->hw)
+        return sim_hw_episode(s, tid);
+    if (s->o->split_ns <= 0)
+        return ag_episode(s->algo, &s->run, s->self, tid, AG_NO_DEADLINE);
+    uint64_t tok;
+    int rc = ag_arrive(s->algo, &s->run, s->self, tid, &tok);
+    if (rc)
+        return rc;
+    p->clock += s->o->split_ns;
+    *ready = p->clock;
+    sim_yield(s); /* the departure starts in clock order */
+    return ag_depart(s->algo, &s->run, s->self, tid, tok, AG_NO_DEADLINE);
+}
+
 /* One participant's life: the episodes, with the checks of tests/test_semantics.c. */
 static void participant(void)
 {
@@ -43,9 +64,10 @@ static void participant(void)
             p->clock += s->o->late_ns;
         sim_yield(s); /* the arrival happens in clock order */
         s->arrived++;
-        s->arr[(size_t)k * n + tid] = p->clock;
-        int rc = s->o->hw ? sim_hw_episode(s, tid) : ag_episode(s->algo, &s->run, s->self, tid, AG_NO_DEADLINE);
+        double slept = p->slept;
+        int rc = episode(s, tid, &s->arr[(size_t)k * n + tid]);
         s->dep[(size_t)k * n + tid] = p->clock;
+        s->slp[(size_t)k * n + tid] = p->slept - slept;
         if (rc == AG_SERIAL)
             s->serial[k]++;
         else if (rc != 0)
@@ -110,7 +132,7 @@ static void measure(struct sim *s)
             double x = s->arr[(size_t)(k + 1) * n + t], y = s->dep[(size_t)(k + 1) * n + t];
             a = x > a ? x : a;
             d = y > d ? y : d;
-            cpu += y - x;
+            cpu += y - x - s->slp[(size_t)(k + 1) * n + t];
         }
         /* EPCC: what an episode adds to a loop of compute and barriers, beyond the compute itself */
         lat[k] = o->method == SIM_EPCC ? d - prev - o->work_ns - o->work_jitter_ns / 2 : d - a;
@@ -135,7 +157,7 @@ static void release(struct sim *s, unsigned *hw, uint64_t *bits, struct ag_layou
     if (device_up && s->o->hw->teardown)
         s->o->hw->teardown(&s->hwc);
     free(s->part), free(s->ready), free(hw), free(s->serial), free(s->arr), free(s->dep), free(s->lines), free(bits);
-    free(s->dir_slots);
+    free(s->dir_slots), free(s->slp);
     free(s->slots), free(L->state);
     S = NULL;
 }
@@ -179,9 +201,10 @@ static int allocate(struct sim *s, uint32_t nslots, uint64_t **bits)
     s->serial = calloc(s->run_episodes, sizeof *s->serial);
     s->arr = calloc((size_t)s->run_episodes * n, sizeof *s->arr);
     s->dep = calloc((size_t)s->run_episodes * n, sizeof *s->dep);
+    s->slp = calloc((size_t)s->run_episodes * n, sizeof *s->slp);
     size_t nslot = (size_t)(s->m->ndir ? s->m->ndir : 1) * SIM_DIR_SLOTS;
     s->dir_slots = malloc(nslot * sizeof *s->dir_slots);
-    if (!s->dir_slots || !s->slots || !s->lines || !*bits || !s->serial || !s->arr || !s->dep) {
+    if (!s->dir_slots || !s->slp || !s->slots || !s->lines || !*bits || !s->serial || !s->arr || !s->dep) {
         snprintf(s->res->error, sizeof s->res->error, "out of memory for %u participants x %u episodes", n,
                  s->o->episodes);
         s->res->ok = 0;

@@ -9,12 +9,17 @@
  *   read miss by r      L(r, owner), else the nearest sharer's min L(r, s), else (first touch) the
  *                       machine's largest cost to the home; r then shares the line (the owner keeps a
  *                       shared copy);
- *   ownership by w      (w holds a copy ? 0 : read miss) + Σ over other holders s of α(w, s) · L(w, s);
+ *   ownership by w      an upgrade: the other copies invalidated in parallel (the farthest α·L plus a
+ *                       per-sharer cost); a line held Modified: one transfer L(w, owner); otherwise the
+ *                       data from the nearest copy while the others are invalidated;
+ *   plain store         through a store buffer: the writer goes on after a hit, the ownership completes
+ *                       in the background, in program order (an atomic drains the buffer first);
  *   atomic RMW          ownership + the atomic's extra cost;
  *   "none" machines     (TILE64 home tiles) no copies: every access away from the home costs L(w, home);
  *
- * and one ownership transfer at a time per line: a request at t on a line busy until t_b starts at
- * max(t, t_b); reads wait for a transfer in flight. Contention is this queueing, not a coefficient.
+ * one ownership transfer at a time per line (a request at t on a line busy until t_b starts at
+ * max(t, t_b); reads wait for a transfer in flight), and every miss queued at its line's directory
+ * slice (the machine's coherence.occupancy). Contention is this queueing, not a coefficient.
  *
  * A flag_wait that does not hold blocks the participant until a store to its line (any flag of it: a
  * spinning reader loses its copy to every write of the line), then charges the re-read. The engine
@@ -46,6 +51,16 @@ struct sim_opts {
     double work_jitter_ns;     /* plus a uniform random [0, this) per participant and episode (seeded) */
     double late_ns;            /* jitter: participant k % n arrives this much later in episode k */
     int late_fixed;            /* jitter: ... or always the last participant (bench's --late fixed) */
+    /* The wait policy (issue 12 item 2). sleeps = 0: spin (a waiter notices a store at once). Otherwise
+     * a waiter spins for spin_ns of virtual time, then polls with sched_yield for yield_ns (noticing a
+     * store within one sched_yield), then sleeps in a futex: it pays futex_wait to fall asleep, the
+     * store that concerns it costs the storer a futex_wake, and it resumes a wake-up latency later (the
+     * machine's os block, sim_machine.os_ns). A sleeper is woken only by a store to its own flag. */
+    int sleeps;
+    double spin_ns, yield_ns;  /* yield_ns may be INFINITY: yield forever (the yield policy) */
+    int streaming;             /* plain stores write whole lines without reading them (003 §2) */
+    double split_ns;           /* > 0: split phase, arrive, this much independent work, then depart; the
+                                * latency is then last departure - (last arrival + split_ns) */
 };
 
 struct sim_traffic {
@@ -60,7 +75,8 @@ struct sim_result {
                                                 * epcc: the episode's period (last departure to last
                                                 * departure) minus the compute charged, as EPCC's
                                                 * overhead per barrier */
-    double cpu_ns_per_episode;                 /* Σ over participants of the time inside the barrier */
+    double cpu_ns_per_episode;                 /* Σ over participants of the time inside the barrier,
+                                                * less the time asleep */
     unsigned episodes;                         /* measured */
     unsigned run_episodes;                     /* run: one unmeasured warm-up episode more (first touches) */
     struct sim_traffic traffic;                /* per run (divide by run_episodes) */

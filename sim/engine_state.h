@@ -24,6 +24,9 @@ struct part {
     int state;
     unsigned hw;          /* hardware thread */
     int next_waiter;      /* waiting: the next participant waiting on the same line, -1 */
+    double wait_t0;       /* waiting: when its flag_wait began (the wait policy's budgets count from it) */
+    uint32_t wait_slot;   /* waiting: the flag it waits for (a sleeper wakes only for that one) */
+    double slept;         /* time asleep so far (not CPU time) */
     int serial;           /* hardware barriers: this participant is the episode's last */
 };
 
@@ -69,6 +72,7 @@ struct sim {
     unsigned run_episodes; /* one unmeasured warm-up episode, then o->episodes measured ones */
     unsigned *serial;
     double *arr, *dep;    /* [episode][participant] */
+    double *slp;          /* [episode][participant]: time asleep in the episode */
     struct sim_result *res;
     int quiet;            /* setting up: flag operations take effect, cost nothing and do not schedule */
 };

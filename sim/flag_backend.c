@@ -5,23 +5,57 @@
 #include "engine_state.h"
 
 
-/* A store to the line became visible: its waiters look again, not before it happened. */
+/* When waiter w resumes after a store at t, under the wait policy (engine.h, sim_opts): at once while
+ * it spins, within one sched_yield while it yields, a wake-up latency after the futex_wake while it
+ * sleeps (and not before it finished falling asleep). *asleep: it was asleep (then only a store to its
+ * own flag wakes it, and the storer pays the futex_wake). */
+static double resume_at(const struct sim *s, const struct part *w, double t, int *asleep)
+{
+    const struct sim_opts *o = s->o;
+    const double *os = s->m->os_ns;
+    double spun = w->wait_t0 + o->spin_ns, yielded = spun + o->yield_ns;
+    *asleep = 0;
+    if (!o->sleeps || t < spun)
+        return t;
+    if (t < yielded)
+        return t + os[4] / 2; /* yield: on average half a sched_yield until the next poll */
+    *asleep = 1;
+    double up = t + os[2], down = yielded + os[0]; /* wakeup; futex_wait */
+    return up > down ? up : down;
+}
+
+/* A store to slot i became visible: the waiters on its line look again, not before it happened; a
+ * sleeper only for a store to its own flag, after the storer's futex_wake. */
 void sim_wake_line(struct sim *s, uint32_t i)
 {
     struct line *l = &s->lines[i / s->line_slots];
     l->stores++;
     double t = s->part[s->cur].clock;
+    int woke_sleeper = 0, keep = -1;
     for (int q = l->waiters; q >= 0;) {
         struct part *w = &s->part[q];
-        int next = w->next_waiter;
+        int next = w->next_waiter, asleep;
+        double r = resume_at(s, w, t, &asleep);
+        if (asleep && w->wait_slot != i && !s->slots[s->run.fl.broken]) { /* not its flag: sleeps on */
+            w->next_waiter = keep;
+            keep = q;
+            q = next;
+            continue;
+        }
+        if (asleep) {
+            woke_sleeper = 1;
+            w->slept += r - (w->wait_t0 + s->o->spin_ns + s->o->yield_ns);
+        }
         w->state = RUNNABLE;
         w->next_waiter = -1;
-        if (w->clock < t)
-            w->clock = t;
+        if (w->clock < r)
+            w->clock = r;
         sim_ready_push(s, q);
         q = next;
     }
-    l->waiters = -1;
+    l->waiters = keep;
+    if (woke_sleeper) /* the releaser's FUTEX_WAKE (the library calls it only when the flag has sleepers) */
+        s->part[s->cur].clock += s->m->os_ns[1];
 }
 
 uint64_t sim_load(const ag_flags_t *f, uint32_t i)
@@ -100,6 +134,7 @@ int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t dea
 {
     (void)deadline; /* virtual time has no deadlines */
     struct sim *s = f->sim;
+    double t0 = s->part[s->cur].clock; /* the policy's budgets count from here */
     for (;;) {
         struct line *l = &s->lines[i / s->line_slots];
         uint64_t seen = l->stores, x = sim_load(f, i);
@@ -111,6 +146,8 @@ int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t dea
         if (l->stores != seen)
             continue; /* a store landed while the read was served: read again, do not sleep through it */
         struct part *p = &s->part[s->cur];
+        p->wait_t0 = t0;
+        p->wait_slot = i;
         p->state = WAITING;
         p->next_waiter = l->waiters;
         l->waiters = (int)s->cur;

@@ -29,6 +29,7 @@
 #include "machine.h"
 #include "model.h"
 #include "opts.h"
+#include "policy.h"
 #include "record.h"
 #include "spec.h"
 
@@ -63,19 +64,19 @@ static int list_machines(void)
 
 /* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
  * pin, the cache groups they occupy, and a spinning wait (the only kind the simulator models). */
-static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin)
+static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS], groups = 0;
     char err[300];
     if (n > SIM_MAX_THREADS || sim_place(m, n, pin, hw, err, sizeof err))
-        return ag_auto_algo(n, 1, 1);
+        return ag_auto_algo(n, !no_spin, 1);
     qsort(hw, n, sizeof *hw, by_unsigned); /* topology order, as the library ranks participants */
     for (unsigned i = 0, prev = 0; i < n; i++) {
         unsigned u = sim_machine_unit(m, hw[i], m->cache_level);
         groups += !i || u != prev;
         prev = u;
     }
-    return ag_auto_algo(n, 1, groups);
+    return ag_auto_algo(n, !no_spin, groups);
 }
 
 
@@ -90,7 +91,7 @@ static void load_machine(const struct ag_exp *o, struct sim_machine *m)
             m->layer[k].alpha = k == m->self_layer || m->inval_none ? 0 : o->alpha;
 }
 
-/* --pin against the machine (the placement policy, once) and --wait: what the model has. */
+/* --pin against the machine (the placement policy, once) and every --wait: what the model has. */
 static void check_pin_wait(const struct ag_exp *o, const struct sim_machine *m)
 {
     unsigned probe;
@@ -101,9 +102,10 @@ static void check_pin_wait(const struct ag_exp *o, const struct sim_machine *m)
         ag_usage_error(PROG, "--pin %s: expected cores, compact or scatter", o->pin);
     char waits[256];
     snprintf(waits, sizeof waits, "%s", o->wait);
+    struct sim_opts so;
     for (char *save, *w = strtok_r(waits, ";", &save); w; w = strtok_r(NULL, ";", &save))
-        if (strcmp(w, "spin") && strcmp(w, "pause"))
-            ag_usage_error(PROG, "--wait %s: the model has spinning waits only; expected spin or pause (';'-separated)", w);
+        if (sim_wait_policy(w, m, 2, &so, err, sizeof err))
+            ag_usage_error(PROG, "%s", err);
 }
 
 /* One item line of --plan: "KIND OPTIONAL NAME" */
@@ -195,8 +197,9 @@ static void record(const struct ag_exp *o, const struct sim_opts *so, const stru
     char impl[256], settings[160], mdetail[400] = "", merr[300];
     snprintf(impl, sizeof impl, "%s:%s%s", so->hw ? "hw" : "andgate", res->describe[0] ? res->describe : so->algo,
              so->hw || !strcmp(asked, so->algo) ? "" : " (auto)");
-    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s", o->pin, so->work_ns, so->work_jitter_ns,
-             o->alpha >= 0 ? ",alpha=what-if" : "");
+    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s%s%s", o->pin, so->work_ns,
+             so->work_jitter_ns, o->alpha >= 0 ? ",alpha=what-if" : "", so->streaming ? ",stores=streaming" : "",
+             so->split_ns > 0 ? ",split" : "");
     struct ag_record rec = { .impl = impl, .kind = so->hw ? "hw" : "andgate", .wait = o->wait, .pinning = o->pin,
                              .method = o->method, .threads = so->n, .episodes = res->episodes, .median_ns = res->median_ns,
                              .min_ns = res->min_ns, .p99_ns = res->p99_ns, .mean_ns = res->mean_ns,
@@ -223,7 +226,7 @@ static int job(const struct ag_exp *o)
 {
     struct sim_machine m;
     unsigned n;
-    char err[200];
+    char err[400];
     load_machine(o, &m);
     check_pin_wait(o, &m);
     if (ag_parse_counts(o->threads ? o->threads : "", SIM_MAX_THREADS, &n, 1, err, sizeof err) != 1)
@@ -237,9 +240,12 @@ static int job(const struct ag_exp *o)
     struct sim_opts so = { .m = &m, .n = n, .hw = hw, .pin = o->pin, .episodes = o->episodes, .seed = o->seed,
                            .random_schedule = !strcmp(o->schedule, "random"), .work_ns = o->work_ns,
                            .work_jitter_ns = o->work_jitter_ns, .late_ns = o->jitter_us * 1000,
-                           .late_fixed = !strcmp(o->late, "fixed") };
+                           .late_fixed = !strcmp(o->late, "fixed"), .streaming = !strcmp(o->stores, "streaming"),
+                           .split_ns = o->split_ns };
+    if (sim_wait_policy(o->wait, &m, n, &so, err, sizeof err))
+        ag_usage_error(PROG, "%s", err);
     so.method = !strcmp(o->method, "jitter") ? SIM_JITTER : !strcmp(o->method, "epcc") ? SIM_EPCC : SIM_LATENCY;
-    so.algo = hw || strcmp(asked, "auto") ? asked : auto_on(&m, n, o->pin);
+    so.algo = hw || strcmp(asked, "auto") ? asked : auto_on(&m, n, o->pin, so.sleeps && so.spin_ns == 0);
     struct sim_result res;
     int rc = sim_run(&so, &res);
     if (rc == EINVAL || rc == ENOMEM) { /* a device this machine lacks, a count it cannot serve */
@@ -278,7 +284,7 @@ static int print_models(const struct ag_exp *o)
 int main(int argc, char **argv)
 {
     struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores",
-                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .episodes = 200,
+                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .episodes = 200,
                         .seed = 1, .jitter_us = 100, .alpha = -1 };
     if (ag_exp_parse(PROG, AG_EXP_SIM_JOB, &o, argc, argv, 1)) {
         printf("andgate-sim: the simulator worker of `andgate sim` (see the top of sim/main.c)\n");

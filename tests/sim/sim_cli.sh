@@ -35,6 +35,36 @@ assert e0["method"] == e4["method"] == "epcc" and e4["mean_ns"] > e0["mean_ns"] 
 assert "work_jitter_ns=400" in e4["settings"]
 print("1 passed, 0 failed")
 PY
+# issue 12 items 2-3: sleeping waits with a machine's OS costs, split phase, streaming stores
+python3 - "$src/sim/machines/kunpeng920.json" "$out/k920os.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["os"] = {k: {"value": v, "unit": "ns", "source": "a test value"} for k, v in
+           (("futex_wait", 300), ("futex_wake", 200), ("wakeup", 5000), ("context_switch", 3000), ("yield", 400))}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+sim_to() { local f=$1; shift; "$build/bin/andgate" sim --episodes 50 --quiet --json "$out/$f.json" "$@"; }
+sim_to waits --machine "$out/k920os.json" --algos dissemination --threads 8 --wait 'spin;block;yield'
+sim_to split --machine kunpeng920 --algos 'dissemination;central' --threads 16 --split-ns 2000
+sim_to nosplit --machine kunpeng920 --algos 'dissemination;central' --threads 16
+sim_to stream --machine kunpeng920 --algos stour --threads 16 --stores streaming
+sim_to rfo --machine kunpeng920 --algos stour --threads 16
+python3 - "$out" <<'PY'
+import json, sys
+r = lambda f: json.load(open(f"{sys.argv[1]}/{f}.json"))["results"]
+spin, block, yld = r("waits")
+# a sleeper resumes a wake-up latency after the store; yielding notices within a sched_yield
+assert block["median_ns"] > spin["median_ns"] + 5000 > 5000, (spin, block)
+assert spin["median_ns"] < yld["median_ns"] < block["median_ns"], (spin, yld, block)
+assert block["cpu_ns_per_episode"] < block["median_ns"] * 8, block  # asleep is not CPU time
+# split phase: 2 us of independent work between arrive and depart hides the barrier
+for s, n in zip(r("split"), r("nosplit")):
+    assert "split" in s["settings"] and s["median_ns"] < n["median_ns"], (s, n)
+# streaming stores skip the read for ownership: never slower
+(s,), (f,) = r("stream"), r("rfo")
+assert "stores=streaming" in s["settings"] and s["median_ns"] <= f["median_ns"], (s, f)
+print("1 passed, 0 failed")
+PY
 bad() { # the arguments must be refused with exit 2 and a message containing $1
   local want=$1; shift
   set +e; msg=$("$build/bin/andgate" sim "$@" 2>&1); rc=$?; set -e
@@ -50,12 +80,16 @@ bad "--pin: expected one of cores|compact|scatter|none" --pin diagonal --algos h
 bad "--pin none: the simulator places every participant" --pin none
 bad "--work-ns: expected a number in 0..1e+09, got 'inf'" --work-ns inf
 bad "with --report the result must go to a file" --report "$out/r2" --json -
-bad "--wait block: the model has spinning waits only; expected spin or pause" --wait 'spin;block'
+bad "--wait block: machine kunpeng920 has no os.futex_wait" --wait 'spin;block'
+bad "--wait backoff: backoff is not modeled" --wait backoff
+bad "--wait hybrid:spin_ns=x" --wait 'hybrid:spin_ns=x'
+bad "--stores: expected one of rfo|streaming" --stores none
+bad "--split-ns: expected a number in 0..1e+09" --split-ns -1
 bad "unknown algorithm" --algos 'nosuch' --threads 2
 bad "--method: expected one of latency|epcc|jitter|all" --method throughput
 bad "--alpha: expected a number in 0..1" --alpha 1.5
 bad "--timeout: expected a number in 0.01..86400" --timeout 0
-echo "bad arguments: 15 passed, 0 failed"
+echo "bad arguments: 19 passed, 0 failed"
 # one plan for bench and sim: methods x waits x items x counts; --late fixed; a device the machine lacks,
 # asked by name, is a failed record (exit 1); a worker killed at --timeout leaves a failed record; the
 # document stays valid JSON through both
