@@ -32,44 +32,6 @@ static void assign_home(struct sim *s, struct line *l)
     }
 }
 
-/* A request that misses queues at its line's directory slice (the home's occupancy, issue 12 item 1).
- * A slice serves one request per `request` ns: time is cut into slots of that length, each slot serves
- * one request, and a request issued at t takes the first free slot from t on (plus one further slot per
- * `request` ns of `extra`, the issue of more invalidations). Slots rather than a single busy-until time
- * because the engine charges operations in the order participants run, which is only roughly the order
- * of their start times: a request issued at a later time must not delay one issued earlier. The last
- * SIM_DIR_SLOTS slots of each slice are remembered. Returns when the slice takes the request. Lines are
- * spread over the slices by the homes' seeded hash (the slice is the home where both are the attach
- * units). */
-static double dir_take(struct sim *s, struct line *l, double t, double extra)
-{
-    const struct sim_machine *m = s->m;
-    if (m->dir_level < 0 || m->dir_request_ns <= 0)
-        return t;
-    if (l->dir < 0) {
-        if (l->home >= 0 && m->dir_level == m->attach) {
-            l->dir = l->home;
-        } else {
-            uint64_t h = ((uint64_t)(l - s->lines) + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
-            h ^= h >> 31;
-            l->dir = (int)(h % m->ndir);
-        }
-    }
-    double w = m->dir_request_ns;
-    int64_t *slot = s->dir_slots + (size_t)l->dir * SIM_DIR_SLOTS, b = (int64_t)(t / w), first = -1;
-    for (double need = 1 + extra / w; need > 0.5; b++) {
-        int64_t *e = &slot[b % SIM_DIR_SLOTS];
-        if (*e == b)
-            continue; /* taken */
-        *e = b;
-        if (first < 0)
-            first = b;
-        need -= 1;
-    }
-    double start = (double)first * w;
-    return start > t ? start : t;
-}
-
 /* A line no cache holds: its first access pays the machine's largest cost to the home (README). */
 static double first_touch(const struct sim *s, const struct line *l)
 {
@@ -157,7 +119,7 @@ void sim_charge_read(struct sim *s, uint32_t i)
     double t = start_at(s, l);
     if (s->m->inval_none) {
         if (!at_home(s, l))
-            t = dir_take(s, l, t, 0);
+            t = sim_dir_take(s, l, t, 0);
         p->clock = t + to_home(s, l);
         if (at_home(s, l))
             s->res->traffic.reads_local++;
@@ -175,7 +137,7 @@ void sim_charge_read(struct sim *s, uint32_t i)
         s->res->traffic.reads_local++;
         return;
     }
-    p->clock = read_miss(s, l, t = dir_take(s, l, t, 0));
+    p->clock = read_miss(s, l, t = sim_dir_take(s, l, t, 0));
     s->res->traffic.reads_remote++;
 }
 
@@ -208,11 +170,11 @@ static double ownership(struct sim *s, struct line *l, double t, int streaming)
 {
     unsigned me = s->cur, others;
     if (s->m->inval_none)
-        return (at_home(s, l) ? 0 : dir_take(s, l, t, 0) - t) + to_home(s, l);
+        return (at_home(s, l) ? 0 : sim_dir_take(s, l, t, 0) - t) + to_home(s, l);
     int holds = (int)me == l->owner || sharer(l, me);
     double inval = invalidations(s, l, me, &others), c, queued = 0;
     if (!holds || others) { /* not a hit: the request goes through the directory */
-        double start = dir_take(s, l, t, others > 1 ? (others - 1) * s->m->inval_each_ns : 0);
+        double start = sim_dir_take(s, l, t, others > 1 ? (others - 1) * s->m->inval_each_ns : 0);
         queued = start - t;
         t = start;
     }

@@ -157,7 +157,7 @@ static void release(struct sim *s, unsigned *hw, uint64_t *bits, struct ag_layou
     if (device_up && s->o->hw->teardown)
         s->o->hw->teardown(&s->hwc);
     free(s->part), free(s->ready), free(hw), free(s->serial), free(s->arr), free(s->dep), free(s->lines), free(bits);
-    free(s->dir_slots), free(s->slp);
+    sim_dir_free(s), free(s->slp);
     free(s->slots), free(L->state);
     S = NULL;
 }
@@ -202,16 +202,12 @@ static int allocate(struct sim *s, uint32_t nslots, uint64_t **bits)
     s->arr = calloc((size_t)s->run_episodes * n, sizeof *s->arr);
     s->dep = calloc((size_t)s->run_episodes * n, sizeof *s->dep);
     s->slp = calloc((size_t)s->run_episodes * n, sizeof *s->slp);
-    size_t nslot = (size_t)(s->m->ndir ? s->m->ndir : 1) * SIM_DIR_SLOTS;
-    s->dir_slots = malloc(nslot * sizeof *s->dir_slots);
-    if (!s->dir_slots || !s->slp || !s->slots || !s->lines || !*bits || !s->serial || !s->arr || !s->dep) {
+    if (sim_dir_init(s) || !s->slp || !s->slots || !s->lines || !*bits || !s->serial || !s->arr || !s->dep) {
         snprintf(s->res->error, sizeof s->res->error, "out of memory for %u participants x %u episodes", n,
                  s->o->episodes);
         s->res->ok = 0;
         return ENOMEM;
     }
-    for (size_t k = 0; k < nslot; k++)
-        s->dir_slots[k] = -1; /* every directory slot free */
     for (uint32_t l = 0; l < s->nlines; l++) /* no copies, no home yet: the first access assigns it */
         s->lines[l] = (struct line){ .owner = -1, .home = -1, .dir = -1, .sharers = *bits + (size_t)l * s->words, .waiters = -1 };
     return 0;

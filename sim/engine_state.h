@@ -15,7 +15,15 @@
 
 
 enum { RUNNABLE, WAITING, DONE };
-enum { SIM_DIR_SLOTS = 1024 };
+/* A directory slice's request slot: the slot id it holds (-1: none), and where a search for a free slot
+ * goes on past it; a slice's slots in a ring (directory.c) */
+struct dir_slot {
+    int64_t id, skip;
+};
+struct dir_ring {
+    struct dir_slot *e;
+    unsigned cap;
+};
 
 struct part {
     struct coro co;
@@ -54,7 +62,7 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
-    int64_t *dir_slots;   /* [m->ndir][SIM_DIR_SLOTS]: the request slot each entry holds (coherence.c) */
+    struct dir_ring *dirs; /* [m->ndir]: each directory slice's request slots (directory.c) */
     uint64_t *slots;
     struct coro main;
     uint64_t rng;
@@ -89,6 +97,11 @@ int sim_schedule(struct sim *s);
 /* coherence.c: the running participant's read, or write (rmw: an atomic), of flag slot i, in virtual time */
 void sim_charge_read(struct sim *s, uint32_t i);
 void sim_charge_write(struct sim *s, uint32_t i, int rmw);
+
+/* directory.c: a miss queues at its line's directory slice; returns when the slice takes it */
+int sim_dir_init(struct sim *s);
+void sim_dir_free(struct sim *s);
+double sim_dir_take(struct sim *s, struct line *l, double t, double extra);
 
 /* flag_backend.c: a store to slot i's line became visible */
 void sim_wake_line(struct sim *s, uint32_t i);
