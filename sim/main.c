@@ -66,19 +66,24 @@ static int list_machines(void)
  * pin, the cache groups they occupy, and a spinning wait (the only kind the simulator models). */
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
-    unsigned hw[SIM_MAX_THREADS], groups = 0;
+    unsigned hw[SIM_MAX_THREADS];
+    struct ag_auto_in in = { .n = n, .spins = !no_spin, .core_groups = n, .cache_groups = 1, .largest_cache_group = n };
     char err[300];
     if (n > SIM_MAX_THREADS || sim_place(m, n, pin, hw, err, sizeof err))
-        return ag_auto_algo(n, !no_spin, 1);
+        return ag_auto_algo(&in);
     qsort(hw, n, sizeof *hw, by_unsigned); /* topology order, as the library ranks participants */
-    for (unsigned i = 0, prev = 0; i < n; i++) {
-        unsigned u = sim_machine_unit(m, hw[i], m->cache_level);
-        groups += !i || u != prev;
-        prev = u;
+    unsigned core = m->nlevels - 2, size = 0;   /* the levels end with core, smt */
+    in.core_groups = in.cache_groups = in.largest_cache_group = 0;
+    for (unsigned i = 0; i < n; i++) {
+        int new_cache = !i || sim_machine_unit(m, hw[i], m->cache_level) != sim_machine_unit(m, hw[i - 1], m->cache_level);
+        in.core_groups += !i || sim_machine_unit(m, hw[i], core) != sim_machine_unit(m, hw[i - 1], core);
+        in.cache_groups += new_cache;
+        size = new_cache ? 1 : size + 1;
+        if (size > in.largest_cache_group)
+            in.largest_cache_group = size;
     }
-    return ag_auto_algo(n, !no_spin, groups);
+    return ag_auto_algo(&in);
 }
-
 
 /* The machine of --machine, with --alpha's what-if applied (exit 2 when it cannot be loaded). */
 static void load_machine(const struct ag_exp *o, struct sim_machine *m)

@@ -1,19 +1,29 @@
-/* auto.c — see auto.h.
+/* auto.c — see auto.h. The rule, first match:
  *   1 participant, or a policy that does not spin (block, yield, or auto when participants outnumber
  *     the usable CPUs): central — one flag, so a single futex call wakes every sleeper;
- *   participants spread over several cache groups with some group holding two or more: hybrid with
- *     group=cache (003 §4: centralized inside, dissemination across);
+ *   some core holds two or more participants (SMT siblings): hybrid with group=core — 003 §4's hybrid,
+ *     a counter among the siblings of a core, dissemination across cores (measured best on the Xeon
+ *     Phi, whose cores run four threads each);
+ *   participants spread over several cache groups, none holding more than AG_AUTO_GROUP_MAX, some two or
+ *     more: hybrid with group=cache (centralized inside a shared cache, dissemination across). Not
+ *     above that size: a counter's arrivals are serialized, one transfer each, so a group of G costs
+ *     about G transfers against dissemination's log2 G rounds (002 §IV: SENSE grows linearly), and a
+ *     whole socket's cache group (128 threads on the ThunderX2) made auto 5.7x slower than the best
+ *     fixed algorithm in the simulator (docs/results.md, "auto");
  *   up to 16 participants: dissemination, ways=1 (fewest rounds of parallel one-to-one signals);
- *   more: stour with 002 §V's defaults (fan-in 4, padded flags, NUMA-aware wake-up). */
+ *   more: stour with 002 §V's defaults (fan-in 4, padded flags, NUMA-aware wake-up), 002's measured
+ *     best at 64 threads on its three ARMv8 machines. */
 #include "auto.h"
 
-const char *ag_auto_algo(unsigned n, int spins, unsigned cache_groups)
+const char *ag_auto_algo(const struct ag_auto_in *in)
 {
-    if (n == 1 || !spins)
+    if (in->n == 1 || !in->spins)
         return "central";
-    if (cache_groups > 1 && cache_groups < n)
+    if (in->core_groups < in->n)
+        return "hybrid:group=core";
+    if (in->cache_groups > 1 && in->cache_groups < in->n && in->largest_cache_group <= AG_AUTO_GROUP_MAX)
         return "hybrid:group=cache";
-    if (n <= 16)
+    if (in->n <= 16)
         return "dissemination";
     return "stour";
 }

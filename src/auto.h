@@ -3,8 +3,19 @@
 #ifndef AG_AUTO_H
 #define AG_AUTO_H
 
-/* The spec auto stands for: n participants, whether the wait policy spins before it sleeps or yields,
- * and how many cache groups (dense, in topology order) the participants occupy. */
-const char *ag_auto_algo(unsigned n, int spins, unsigned cache_groups);
+/* hybrid:group=cache only while no cache group holds more participants than this (auto.c says why) */
+#define AG_AUTO_GROUP_MAX 8u
+
+/* What the rule looks at: n participants; whether the wait policy spins before it sleeps or yields;
+ * how many cores and cache groups (dense, in topology order) the participants occupy, and the most
+ * participants any one cache group holds. */
+struct ag_auto_in {
+    unsigned n;
+    int spins;
+    unsigned core_groups, cache_groups, largest_cache_group;
+};
+
+/* The spec auto stands for. */
+const char *ag_auto_algo(const struct ag_auto_in *in);
 
 #endif

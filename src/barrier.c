@@ -40,8 +40,16 @@ static const char *pick(const char *given, const char *env)
 /* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
 static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const struct ag_shape *sh)
 {
-    int spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
-    return ag_auto_algo(n, spins, sh->ngroups[AG_LVL_CACHE]);
+    struct ag_auto_in in = { .n = n, .core_groups = sh->ngroups[AG_LVL_CORE], .cache_groups = sh->ngroups[AG_LVL_CACHE] };
+    in.spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
+    for (unsigned g = 0; g < in.cache_groups; g++) { /* the largest cache group */
+        unsigned size = 0;
+        for (unsigned t = 0; t < n; t++)
+            size += sh->group[AG_LVL_CACHE][t] == g;
+        if (size > in.largest_cache_group)
+            in.largest_cache_group = size;
+    }
+    return ag_auto_algo(&in);
 }
 
 int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,

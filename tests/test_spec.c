@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auto.h"
 #include "check.h"
 #include "spec.h"
 
@@ -170,8 +171,34 @@ static void test_words(void)
     roundtrip(&ag_algo_table, "hybrid:group=core,line=64");
 }
 
+/* algo=auto's rule (src/auto.c), one case per branch and at each boundary */
+static void test_auto_rule(void)
+{
+    static const struct {
+        struct ag_auto_in in;
+        const char *want;
+    } cases[] = {
+        { { 1, 1, 1, 1, 1 }, "central" },
+        { { 8, 0, 8, 2, 4 }, "central" },                  /* a policy that does not spin */
+        { { 8, 1, 4, 1, 8 }, "hybrid:group=core" },        /* SMT siblings share cores */
+        { { 256, 1, 64, 2, 128 }, "hybrid:group=core" },
+        { { 16, 1, 16, 4, 4 }, "hybrid:group=cache" },     /* small cache groups */
+        { { 64, 1, 64, 8, 8 }, "hybrid:group=cache" },     /* at the largest group allowed */
+        { { 64, 1, 64, 4, 16 }, "stour" },                 /* a group too large for a counter */
+        { { 16, 1, 16, 2, 9 }, "dissemination" },
+        { { 8, 1, 8, 8, 1 }, "dissemination" },            /* one participant per cache group */
+        { { 2, 1, 2, 1, 2 }, "dissemination" },            /* one cache group (this VM) */
+        { { 17, 1, 17, 1, 17 }, "stour" },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = ag_auto_algo(&cases[i].in);
+        CHECK(!strcmp(got, cases[i].want), "auto case %u (n %u): %s, want %s", i, cases[i].in.n, got, cases[i].want);
+    }
+}
+
 int main(void)
 {
+    test_auto_rule();
     test_roundtrips();
     test_defaults();
     test_lists();
