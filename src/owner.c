@@ -14,8 +14,10 @@
  *       sees P's stamp or a later one (a later stamp is another process entering through the slot);
  *   I2  a stamp reads as a whole or as unknown: pid 0 goes first, the pid last (releases), and reset
  *       reads pid, start, namespace, pid again (acquires) and takes only an unchanged nonzero pid;
- *   I3  DEAD is final: a process that no longer exists never stores again, and a process that exists
- *       is never reported DEAD (ag_owner_state), so reset never clears the marker of a live waiter.
+ *   I3  DEAD is final: a process that no longer exists never stores again (its threads have left
+ *       their memory behind before the kernel shows it gone; reset overwrites whatever it left), and a
+ *       process that exists is never reported DEAD (ag_owner_state), so reset never clears the marker
+ *       of a live waiter.
  * What reset may not know (another pid namespace, /proc hidden) counts as alive: EBUSY, as before.
  */
 #define _GNU_SOURCE
