@@ -78,7 +78,13 @@ AG_API int ag_barrier_wait_until(ag_barrier_t *b, unsigned tid, const struct tim
 AG_API int ag_barrier_cancel(ag_barrier_t *b);
 
 /* Make a broken (or any idle) barrier usable again, as freshly initialized. EBUSY while a participant
- * is still inside a wait: let every participant return first. */
+ * is still inside a wait: let every participant return first, and let none enter until reset returns.
+ * Process-shared barriers recover like robust mutexes: a participant whose process has died inside a
+ * wait, or between arrive and depart, is not inside (its slot is freed; a dead process is one that no
+ * longer exists or is a zombie, told apart from a later process with the same pid by its start time).
+ * So once the survivors have returned (ETIMEDOUT/AG_EBROKEN), reset succeeds and a new process may
+ * take the dead one's tid. A participant whose state cannot be read (another pid namespace, /proc
+ * hidden or absent) counts as inside. */
 AG_API int ag_barrier_reset(ag_barrier_t *b);
 
 /* ---- split phase ---- */
@@ -113,7 +119,7 @@ AG_API int ag_barrier_init_shm(void *mem, size_t len, const ag_config_t *cfg);
  * that does not follow from its configuration is refused with EINVAL, and nothing outside [mem,
  * mem + len) is ever read or written. ag_barrier_destroy on such a handle detaches this process only.
  * A participant process that dies leaves the others able to time out (ag_barrier_wait_until) and see
- * AG_EBROKEN. */
+ * AG_EBROKEN; ag_barrier_reset then repairs the barrier for a replacement process. */
 AG_API int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len);
 
 /* Nonzero when the barrier is broken. */

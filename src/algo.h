@@ -133,8 +133,10 @@ struct ag_algo {
 };
 
 /* The framework's private line per participant: slot 0 holds its episode number, slot 1 says whether
- * it is inside (read by ag_barrier_destroy and ag_barrier_reset for EBUSY). */
+ * it is inside (read by ag_barrier_destroy and ag_barrier_reset for EBUSY), slots 2..4 which process
+ * entered through it last (process-shared barriers only: pid, start time, namespace key; owner.c). */
 enum { AG_INSIDE = 1, AG_ARRIVED = 2 };
+enum { AG_SELF_OWNER = 2, AG_SELF_WIDTH = 5 };
 
 /* The end of a participant's episode, whole or split: count it if it completed, break the barrier if
  * the participant timed out, and mark it outside. */

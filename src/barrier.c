@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "owner.h"
 #include "shape.h"
 #include "topo.h"
 
@@ -100,12 +101,19 @@ int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen)
     return rc;
 }
 
-/* Every flag to its initial state: not broken, every participant at the first episode, the
- * algorithm's flags as its reset() puts them. Nobody may be inside. */
+/* Every flag to its initial state: not broken, every participant at the first episode and outside,
+ * the algorithm's flags as its reset() puts them, no sleepers. Nobody alive may be inside: a marker
+ * left here belongs to a process that died inside (ag_inside_live), and so does a sleeper count it
+ * never took back. */
 void ag_reset_state(ag_barrier_t *b)
 {
-    for (unsigned t = 0; t < b->run.n; t++)
+    for (unsigned t = 0; t < b->run.n; t++) {
         flag_put(&b->run.fl, ag_at(b->self, t), b->run.epoch0);
+        flag_put(&b->run.fl, ag_at(b->self, t) + 1, 0);
+    }
+    if (b->sleepers)
+        for (uint32_t i = 0; i < b->run.fl.nslots; i++)
+            atomic_store_explicit(&b->sleepers[i], 0, memory_order_relaxed);
     b->algo->reset(&b->run);
     flag_store(&b->run.fl, b->run.fl.broken, 0);
 }
@@ -210,6 +218,8 @@ static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
 {
     if (b->run.n == 1) /* one participant: complete on arrival */
         return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL;
+    if (b->run.fl.pshared)
+        ag_owner_stamp(b, tid); /* before ag_episode sets the marker (owner.c, I1) */
     if (!__tsan_release)
         return ag_episode(b->algo, &b->run, b->self, tid, deadline);
     char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
@@ -258,6 +268,8 @@ int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token)
         return EINVAL;
     if (__tsan_release)
         __tsan_release(&b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1]);
+    if (b->run.fl.pshared)
+        ag_owner_stamp(b, tid); /* before ag_arrive sets the marker (owner.c, I1) */
     return ag_arrive(b->algo, &b->run, b->self, tid, token);
 }
 
@@ -294,11 +306,13 @@ static int anyone_inside(const ag_barrier_t *b)
     return ag_inside_count(b) != 0;
 }
 
+/* Process-shared: a participant whose process died inside is not inside (owner.c); the caller
+ * guarantees nobody enters while it resets, as always. */
 int ag_barrier_reset(ag_barrier_t *b)
 {
     if (!b)
         return EINVAL;
-    if (anyone_inside(b))
+    if (ag_inside_live(b))
         return EBUSY;
     ag_reset_state(b);
     return 0;

@@ -40,7 +40,7 @@ int ag_layout_plan(const struct ag_algo *a, unsigned n, const long *params, unsi
 {
     *L = (struct ag_layout){ .line_slots = line / 8 };
     *broken = ag_flags_alloc(L, 1, 1, AG_PAD).first;
-    *self = ag_flags_alloc(L, n, 2, AG_PAD);
+    *self = ag_flags_alloc(L, n, AG_SELF_WIDTH, AG_PAD); /* one line each, 64 or 128 bytes */
     struct ag_setup s = { .n = n, .p = params, .line = line, .rank = rank, .order = order };
     for (int l = 0; l < 3; l++) {
         s.group[l] = group[l];

@@ -4,7 +4,8 @@
  *   header   struct shm_header: magic, version, sizes, the resolved configuration, offsets, checksum
  *   shape    uint32_t rank[n], group[3][n]: where participants run (trees and groups follow it)
  *   state    the algorithm's pointer-free state block (flag indices, tables)
- *   arena    the flags, uint64_t[nslots]
+ *   arena    the flags, uint64_t[nslots]; each participant's own line holds its episode number, its
+ *            inside marker and its owner (the process that entered through it last: owner.c)
  *   sleepers uint32_t[nslots]: futex sleepers per flag (shared futexes)
  *
  * Attaching trusts nothing in the segment: it checks the header's fields and sizes against the mapping
@@ -24,7 +25,10 @@
 #include "shape.h"
 
 #define SHM_MAGIC UINT64_C(0x45544147444e41) /* "ANDGATE" */
-#define SHM_VERSION 1u
+/* 2: participant lines carry owner words (pid, start time, namespace key), which ag_barrier_reset
+ * reads to tell a participant that died inside from one still waiting; a version-1 process would
+ * leave them stale, so the two never share a segment */
+#define SHM_VERSION 2u
 #define SHM_ALIGN 128u
 #define AG_MAX_SHM_THREADS (1u << 20)
 
