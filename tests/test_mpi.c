@@ -13,7 +13,11 @@
  *          --dead R:K       rank R stops arriving at episode K (a rank that dies, simulated: it sleeps,
  *                           then destroys and finalizes normally, since mpirun would abort the whole job
  *                           on a real death); every other thread must get ETIMEDOUT or AG_EBROKEN from
- *                           its bounded wait at episode K, after succeeding before. */
+ *                           its bounded wait at episode K, after succeeding before.
+ *          --late R:K       rank R arrives at episode K 3 s late; only rank 0 waits with a deadline (1 s)
+ *                           there, every other thread waits without one: the break must reach them all
+ *                           (through the node barrier or the leaders' break notices), the late rank's
+ *                           threads included, or the test hangs and ctest's timeout fails it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -30,7 +34,7 @@
 
 static struct {
     ag_mpi_barrier_t *b;
-    int rank, delay, split, dead_rank, dead_at;
+    int rank, delay, split, late, dead_rank, dead_at; /* dead_rank: the rank of --dead or --late */
     unsigned tpr, gbase, episodes;
     unsigned long J;
     _Atomic uint64_t *arrived; /* in the shared window */
@@ -49,16 +53,17 @@ static int one_wait(unsigned tid, unsigned k, unsigned *seed)
 {
     int dead_ep = R.dead_rank >= 0 && (int)k == R.dead_at;
     /* a bounded wait: generous normally, short where the dead rank is missing; no timing asserted */
-    struct timespec dl = in_ms(dead_ep ? 1500 : 60000);
+    struct timespec dl = in_ms(dead_ep ? (R.late ? 1000 : 1500) : 60000);
+    const struct timespec *dlp = dead_ep && R.late && R.rank != 0 ? NULL : &dl;
     if (!R.split)
-        return (k & 1) || dead_ep ? ag_mpi_barrier_wait_until(R.b, tid, &dl) : ag_mpi_barrier_wait(R.b, tid);
+        return (k & 1) || dead_ep ? ag_mpi_barrier_wait_until(R.b, tid, dlp) : ag_mpi_barrier_wait(R.b, tid);
     ag_token_t tok;
     int rc = ag_mpi_barrier_arrive(R.b, tid, &tok);
     if (rc)
         return rc;
     if (R.delay && rand_r(seed) % 4 == 0)
         usleep(rand_r(seed) % 200); /* work between arrive and depart */
-    return ag_mpi_barrier_depart(R.b, tid, tok, &dl);
+    return ag_mpi_barrier_depart(R.b, tid, tok, dlp);
 }
 
 static void *thread(void *arg)
@@ -66,8 +71,10 @@ static void *thread(void *arg)
     unsigned tid = (unsigned)(size_t)arg, g = R.gbase + tid;
     unsigned seed = (unsigned)R.rank * 7919u + tid;
     for (unsigned k = 0; k < R.episodes; k++) {
-        if (R.rank == R.dead_rank && (int)k == R.dead_at)
+        if (R.rank == R.dead_rank && (int)k == R.dead_at && !R.late)
             return NULL; /* "dies": never arrives again */
+        if (R.rank == R.dead_rank && (int)k == R.dead_at)
+            sleep(3); /* late, past rank 0's deadline */
         if (R.delay && rand_r(&seed) % 4 == 0)
             usleep(rand_r(&seed) % 300);
         atomic_store_explicit(&R.data[g], k, memory_order_relaxed); /* published by the barrier */
@@ -77,7 +84,7 @@ static void *thread(void *arg)
             if (rc == ETIMEDOUT || rc == AG_EBROKEN)
                 atomic_fetch_add(&R.broke_at_dead, 1);
             else
-                fail(tid, k, "expected ETIMEDOUT or AG_EBROKEN with a rank missing", rc);
+                fail(tid, k, "expected ETIMEDOUT or AG_EBROKEN with a rank missing or late", rc);
             return NULL;
         }
         if (rc != 0 && rc != AG_SERIAL) {
@@ -122,6 +129,8 @@ static void options(int argc, char **argv)
             R.split = 1;
         else if (!strcmp(argv[i], "--dead") && i + 1 < argc)
             sscanf(argv[++i], "%d:%d", &R.dead_rank, &R.dead_at);
+        else if (!strcmp(argv[i], "--late") && i + 1 < argc)
+            R.late = sscanf(argv[++i], "%d:%d", &R.dead_rank, &R.dead_at) == 2;
     }
     R.tpr = pick_threads(threads, R.rank);
     if (R.tpr < 1 || R.tpr > MAXT)
@@ -184,7 +193,7 @@ int main(int argc, char **argv)
         pthread_create(&th[t], NULL, thread, (void *)(size_t)t);
     for (unsigned t = 0; t < R.tpr; t++)
         pthread_join(th[t], NULL);
-    if (R.rank == R.dead_rank)
+    if (R.rank == R.dead_rank && !R.late)
         sleep(3); /* stays away until the others have given up on it */
 
     /* exactly one AG_SERIAL per completed episode, job-wide */
@@ -196,7 +205,7 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < upto; k++)
         CHECK(sum[k] == 1, "episode %u: %d AG_SERIAL returns job-wide", k, sum[k]);
     CHECK(atomic_load(&R.errors) == 0, "rank %d: %u failed checks", R.rank, atomic_load(&R.errors));
-    if (R.dead_rank >= 0 && R.rank != R.dead_rank)
+    if (R.dead_rank >= 0 && (R.rank != R.dead_rank || R.late))
         CHECK(atomic_load(&R.broke_at_dead) == R.tpr, "rank %d: %u of %u threads saw the break", R.rank,
               atomic_load(&R.broke_at_dead), R.tpr);
 

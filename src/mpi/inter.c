@@ -50,18 +50,20 @@ static int poll(struct ag_mpi_barrier *b, MPI_Request *req, const int *is_recv, 
 {
     for (unsigned spin = 0;; spin++) {
         int done = 0, rc = 0;
-        if (MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-            rc = AG_MPI_ECALL;
-        else if (done)
-            return 0;
-        if (!rc && b->brk != MPI_REQUEST_NULL) {
-            /* another leader's node is broken; its notice is consumed, the request is now NULL */
+        if (b->brk != MPI_REQUEST_NULL) {
+            /* another leader's node is broken (its notice is consumed, the request is now NULL). Tested
+             * before the phase's requests: a leader that knows of a break reports it, even where the
+             * phase could complete because the breaking leader had sent its messages already. */
             int got = 0;
             if (MPI_Test(&b->brk, &got, MPI_STATUS_IGNORE) != MPI_SUCCESS)
                 rc = AG_MPI_ECALL;
             else if (got)
                 rc = AG_EBROKEN;
         }
+        if (!rc && MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            rc = AG_MPI_ECALL;
+        else if (!rc && done)
+            return 0;
         if (!rc && ag_barrier_is_broken(b->nb)) /* a thread of this node timed out or cancelled */
             rc = AG_EBROKEN;
         if (!rc && dl && past(dl))
