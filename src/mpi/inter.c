@@ -9,7 +9,9 @@
  *   ibarrier       MPI_Ibarrier on the leaders' communicator: the MPI library's own algorithm.
  * Either way the leader polls (MPI_Test) instead of blocking in MPI, so it can watch its deadline, the
  * node barrier's broken flag and the break notices of other leaders. Only the leader calls MPI here.
- * Source: 000 §4 on why the cross-node step dominates and is worth only one participant per node. */
+ * Sources: 000 §4.2 (a barrier across sockets is "dominated by the inter-socket latency": cross the
+ * slow link once per node, with one participant), 003 §4 (dissemination among group leaders). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <errno.h>
 #include <sched.h>
 #include <time.h>
@@ -27,8 +29,8 @@ static int past(const struct timespec *dl)
 }
 
 /* Give up on this phase's requests. A receive is cancelled and completed; a send of zero bytes is
- * left to finish by itself (MPI_Request_free); an MPI_Ibarrier cannot be cancelled or freed (MPI 3.1
- * §5.12), so it is kept, never completed, and its barrier is never used again. */
+ * left to finish by itself (MPI_Request_free); an MPI_Ibarrier may be neither cancelled nor freed by
+ * the MPI standard, so it is kept, never completed, and its barrier is never used again. */
 static void abandon(struct ag_mpi_barrier *b, MPI_Request *req, const int *is_recv, int n)
 {
     for (int i = 0; i < n; i++) {

@@ -113,7 +113,7 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
         hdr[0] = (AG_MPI_ALIGN - (uintptr_t)base % AG_MPI_ALIGN) % AG_MPI_ALIGN;
         hdr[2] = len ? (unsigned long long)ag_barrier_init_shm((char *)base + hdr[0], len, &ncfg) : EINVAL;
     }
-    /* the shared-memory synchronization of MPI 3.1 §11.5.4: rank 0's stores, then MPI_Win_sync and a
+    /* MPI's ordering of stores to a shared window between processes: rank 0's stores, MPI_Win_sync, a
      * process synchronization (MPI_Barrier), then MPI_Win_sync before the others load */
     MPI_Win_sync(b->win);
     if (MPI_Barrier(b->node) != MPI_SUCCESS || MPI_Bcast(hdr, 3, MPI_UNSIGNED_LONG_LONG, 0, b->node) != MPI_SUCCESS)
