@@ -4,13 +4,17 @@
  * Invariant of init: every step that can fail on some ranks only is followed, before any rank acts on
  * it alone, by an agreement on comm (MPI_Allreduce of the codes), so no rank is left in a collective
  * the others skipped. The exceptions are MPI calls that fail (AG_MPI_ECALL): best effort. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi_internal.h"
+#include "wait.h" /* AG_AUTO_SPIN_NS, AG_AUTO_YIELD_NS: libandgate's auto rule */
 
 #define AG_MPI_ALIGN 64 /* ag_barrier_init_shm wants 64-byte aligned memory */
 
@@ -93,10 +97,45 @@ static int count_threads(struct ag_mpi_barrier *b)
     return 0;
 }
 
+/* The node barrier's wait=auto, resolved against the node rather than one process. libandgate's rule
+ * (src/wait.c) weighs the participants against the CPUs this process may use; mpirun binds ranks to
+ * cores, so a rank alone may see 1 CPU while the node barrier has 2 participants on 2 CPUs, and would
+ * then never spin (a 12 us median instead of 0.24 us per episode here, docs/mpi.md). The node's CPUs:
+ * the union of its ranks' affinity masks, capped by the sum of their ag_usable_cpus() (cgroup quotas).
+ * The outcomes are the rule's own: spin AG_AUTO_SPIN_NS when the participants fit, else yield
+ * AG_AUTO_YIELD_NS; then sleep. Collective on the node; node rank 0's choice is the one used. */
+static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *buf, size_t len)
+{
+    cpu_set_t mine, all;
+    unsigned long usable = ag_usable_cpus(), node_usable = 0;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine))
+        CPU_ZERO(&mine);
+    if (MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, b->node) != MPI_SUCCESS ||
+        MPI_Allreduce(&usable, &node_usable, 1, MPI_UNSIGNED_LONG, MPI_SUM, b->node) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    const char *w = ncfg->wait ? ncfg->wait : getenv("ANDGATE_WAIT");
+    unsigned long cpus = (unsigned long)CPU_COUNT(&all);
+    if (node_usable < cpus)
+        cpus = node_usable;
+    if (b->node_rank != 0 || (w && *w && strcmp(w, "auto")) || cpus == 0)
+        return 0; /* not auto, or nothing known: libandgate decides */
+    if (b->node_threads <= cpus)
+        snprintf(buf, len, "hybrid:spin_ns=%u,yield_ns=0", AG_AUTO_SPIN_NS);
+    else
+        snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
+    ncfg->wait = buf;
+    return 0;
+}
+
 /* The node barrier in a shared window: node rank 0 allocates and lays it out, then everybody attaches. */
 static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
 {
+    char wait[64];
     ncfg.nthreads = b->node_threads;
+    int rc = node_wait(b, &ncfg, wait, sizeof wait);
+    if (rc)
+        return rc;
     size_t len = b->node_rank == 0 ? ag_barrier_shm_size(&ncfg) : 0;
     void *base = NULL;
     MPI_Aint size = 0;
