@@ -40,16 +40,17 @@ typedef struct ag_mpi_barrier ag_mpi_barrier_t;
  * $ANDGATE_MPI (spec "mpi:inter=dissemination|ibarrier", default dissemination); ANDGATE_MPI_NODE=rank
  * makes every rank a node of its own (the inter-node path on one machine), ANDGATE_MPI_NODE=shared
  * (default) groups ranks by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
- * Errors: EINVAL (comm == MPI_COMM_NULL, threads_per_rank == 0, a bad cfg, spec or environment value,
- * ranks that disagree on the spec or the node mode), AG_MPI_ETHREADS, AG_MPI_ECALL, ENOMEM. An error
+ * Errors: EINVAL (comm == MPI_COMM_NULL, b NULL, threads_per_rank == 0, a bad cfg, spec or environment
+ * value, ranks that disagree on the spec or the node mode), AG_MPI_ETHREADS, AG_MPI_ECALL, ENOMEM. An error
  * found on any rank fails the call on every rank (with the largest code) once comm is usable, so no
  * rank is left waiting in a collective; comm == MPI_COMM_NULL returns at once. On failure *b is
  * untouched. */
-AG_API int ag_mpi_barrier_init(ag_mpi_barrier_t **b, MPI_Comm comm, unsigned threads_per_rank, const ag_config_t *cfg);
+AG_API int ag_mpi_barrier_init(ag_mpi_barrier_t **b, MPI_Comm comm, unsigned threads_per_rank,
+                               const ag_config_t *cfg);
 
 /* ag_mpi_barrier_init with an explicit inter-node spec (NULL: $ANDGATE_MPI, else the default). */
-AG_API int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **b, MPI_Comm comm, unsigned threads_per_rank, const ag_config_t *cfg,
-                             const char *mpi_spec);
+AG_API int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **b, MPI_Comm comm, unsigned threads_per_rank,
+                                    const ag_config_t *cfg, const char *mpi_spec);
 
 /* Thread tid (0..threads_per_rank-1 of this rank, distinct within an episode) waits until every thread
  * of every rank arrived. AG_SERIAL to exactly one thread of the whole job per episode, 0 to the others,
@@ -66,7 +67,8 @@ AG_API int ag_mpi_barrier_wait_until(ag_mpi_barrier_t *b, unsigned tid, const st
 /* Split phase, as ag_barrier_arrive/depart: arrive announces tid's arrival on its node; depart
  * completes the episode (the inter-node phase runs in the leader's depart) and returns 0 or AG_SERIAL. */
 AG_API int ag_mpi_barrier_arrive(ag_mpi_barrier_t *b, unsigned tid, ag_token_t *tok);
-AG_API int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t tok, const struct timespec *deadline);
+AG_API int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t tok,
+                                 const struct timespec *deadline);
 
 /* Free the barrier. Collective over comm (it frees an MPI shared window and communicators). EBUSY (and
  * nothing freed, no collective entered) while a thread of this rank is inside a wait. */

@@ -44,6 +44,10 @@ static void bad_init(void)
     ag_mpi_barrier_t *b = NULL;
     CHECK(ag_mpi_barrier_init(&b, MPI_COMM_NULL, 2, NULL) == EINVAL && !b, "MPI_COMM_NULL");
     CHECK(ag_mpi_barrier_init(NULL, MPI_COMM_WORLD, 2, NULL) == EINVAL, "NULL out");
+    /* a NULL out on rank 1 alone: every rank is told, none is left in a collective */
+    ag_mpi_barrier_t *keep = NULL;
+    int rc = ag_mpi_barrier_init(rank == 1 ? NULL : &keep, MPI_COMM_WORLD, 2, NULL);
+    CHECK(rc == EINVAL && !keep, "rank %d, NULL out on rank 1: %d", rank, rc);
     refused("threads_per_rank 0 everywhere", 0, NULL, NULL, EINVAL);
     refused("threads_per_rank 0 on rank 1 only", rank == 1 ? 0 : 2, NULL, NULL, EINVAL);
     int cpus[2] = { 0, 0 };
@@ -56,7 +60,8 @@ static void bad_init(void)
     ag_config_t bad_flags = { .flags = 0x80 };
     refused("unknown flags", 2, &bad_flags, NULL, EINVAL);
     refused("bad spec", 2, NULL, "mpi:inter=ring", EINVAL);
-    refused("ranks disagree on the spec", 2, NULL, rank ? "mpi:inter=ibarrier" : "mpi:inter=dissemination", EINVAL);
+    const char *mine = rank ? "mpi:inter=ibarrier" : "mpi:inter=dissemination";
+    refused("ranks disagree on the spec", 2, NULL, mine, EINVAL);
     setenv("ANDGATE_MPI", "mpi:inter=tree", 1);
     refused("bad $ANDGATE_MPI", 2, NULL, NULL, EINVAL);
     unsetenv("ANDGATE_MPI");

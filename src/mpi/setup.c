@@ -155,7 +155,8 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
     /* MPI's ordering of stores to a shared window between processes: rank 0's stores, MPI_Win_sync, a
      * process synchronization (MPI_Barrier), then MPI_Win_sync before the others load */
     MPI_Win_sync(b->win);
-    if (MPI_Barrier(b->node) != MPI_SUCCESS || MPI_Bcast(hdr, 3, MPI_UNSIGNED_LONG_LONG, 0, b->node) != MPI_SUCCESS)
+    if (MPI_Barrier(b->node) != MPI_SUCCESS ||
+        MPI_Bcast(hdr, 3, MPI_UNSIGNED_LONG_LONG, 0, b->node) != MPI_SUCCESS)
         return AG_MPI_ECALL;
     MPI_Win_sync(b->win);
     if (hdr[2])
@@ -188,14 +189,15 @@ int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr
                              const char *spec)
 {
     int up = 0, down = 0;
-    if (!out || comm == MPI_COMM_NULL)
-        return EINVAL;
+    if (comm == MPI_COMM_NULL)
+        return EINVAL; /* nobody to agree with */
     if (MPI_Initialized(&up) != MPI_SUCCESS || !up || MPI_Finalized(&down) != MPI_SUCCESS || down)
         return AG_MPI_ETHREADS;
     struct ag_mpi_barrier *b = calloc(1, sizeof *b);
     ag_config_t ncfg;
     struct ag_mpi_barrier probe = { 0 }; /* the parsed modes when calloc failed */
-    int rc = agree(comm, b ? local_checks(tpr, cfg, spec, b, &ncfg) : ENOMEM, b ? b : &probe);
+    int rc = !b ? ENOMEM : !out ? EINVAL : local_checks(tpr, cfg, spec, b, &ncfg);
+    rc = agree(comm, rc, b ? b : &probe);
     if (rc) {
         free(b);
         return rc;
