@@ -113,8 +113,8 @@ int main(int argc, char **argv)
     }
     if (M.threads < 1 || M.threads > 256 || M.episodes < 10 || reps < 1 || reps > 100) {
         if (M.rank == 0)
-            fprintf(stderr, "usage: mpi_latency [--threads 1..256] [--episodes >=10] [--reps 1..100] [--algo SPEC] "
-                            "[--wait SPEC]\n");
+            fprintf(stderr, "usage: mpi_latency [--threads 1..256] [--episodes >=10] [--reps 1..100] "
+                            "[--algo SPEC] [--wait SPEC]\n");
         MPI_Finalize();
         return 2;
     }
