@@ -2,7 +2,7 @@
 # Installs what a fresh Debian machine lacks for building and testing andgate. Idempotent: packages
 # already present are not downloaded again.
 set -euo pipefail
-pkgs=(cmake make gcc g++ clang pkg-config libhwloc-dev hwloc libjansson-dev libomp-dev libck-dev libclang-rt-14-dev python3 python3-pip)
+pkgs=(cmake make gcc g++ clang pkg-config libhwloc-dev hwloc libjansson-dev libomp-dev libck-dev libclang-rt-14-dev python3 python3-pip openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,6 +2,7 @@
  * cpuset and CPU quota. Usable CPUs = the CPUs the process may run on (not the calling thread's mask),
  * capped by the quota (rounded up); see "the CPUs of the process" below. */
 #define _GNU_SOURCE
+#include "andgate.h" /* ag_usable_cpus is public: its AG_API declaration exports it from libandgate.so */
 #include "topo.h"
 
 #include <dirent.h>

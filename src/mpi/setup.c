@@ -1,0 +1,249 @@
+/* setup.c — ag_mpi_barrier_init and _destroy: the ranks agree on the arguments and the totals, build
+ * their communicators (a private dup, the node, the leaders) and the node barrier in an MPI shared
+ * window.
+ * Invariant of init: every step that can fail on some ranks only is followed, before any rank acts on
+ * it alone, by an agreement on comm (MPI_Allreduce of the codes), so no rank is left in a collective
+ * the others skipped. The exceptions are MPI calls that fail (AG_MPI_ECALL): best effort. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+#include "wait.h" /* AG_AUTO_SPIN_NS, AG_AUTO_YIELD_NS: libandgate's auto rule */
+
+#define AG_MPI_ALIGN 64 /* ag_barrier_init_shm wants 64-byte aligned memory */
+
+/* What a rank can check alone. ncfg gets the node barrier's configuration (nthreads set later). */
+static int local_checks(unsigned tpr, const ag_config_t *cfg, const char *spec, struct ag_mpi_barrier *b,
+                        ag_config_t *ncfg)
+{
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_SERIALIZED)
+        return AG_MPI_ETHREADS;
+    if (!tpr)
+        return EINVAL;
+    if (cfg && ((cfg->nthreads && cfg->nthreads != tpr) || cfg->cpus || (cfg->flags & ~AG_PSHARED)))
+        return EINVAL;
+    if (ag_mpi_spec_parse(spec ? spec : getenv("ANDGATE_MPI"), &b->inter, NULL, 0))
+        return EINVAL;
+    if (ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &b->mode))
+        return EINVAL;
+    *ncfg = cfg ? *cfg : (ag_config_t){ 0 };
+    ncfg->nthreads = tpr;
+    ncfg->flags = AG_PSHARED;
+    return ag_config_check(ncfg, NULL, 0);
+}
+
+/* The largest code of any rank; EINVAL when the ranks disagree on the node mode or the inter spec. */
+static int agree(MPI_Comm comm, int rc, const struct ag_mpi_barrier *b)
+{
+    int mode = (int)b->mode, inter = (int)b->inter;
+    int v[5] = { rc, mode, -mode, inter, -inter }, m[5];
+    if (MPI_Allreduce(v, m, 5, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    if (m[0])
+        return m[0];
+    return m[1] != -m[2] || m[3] != -m[4] ? EINVAL : 0;
+}
+
+/* comm -> b->comm (private: our tags never meet the application's) -> node -> leaders. */
+static int make_comms(struct ag_mpi_barrier *b, MPI_Comm comm)
+{
+    int rank, idx[2] = { 0, 0 };
+    if (MPI_Comm_dup(comm, &b->comm) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    MPI_Comm_set_errhandler(b->comm, MPI_ERRORS_RETURN); /* inherited by node and leaders */
+    MPI_Comm_rank(b->comm, &rank);
+    int rc = b->mode == AG_MPI_NODE_RANK
+                 ? MPI_Comm_split(b->comm, rank, 0, &b->node)
+                 : MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &b->node);
+    if (rc != MPI_SUCCESS || MPI_Comm_rank(b->node, &b->node_rank) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    if (MPI_Comm_split(b->comm, b->node_rank == 0 ? 0 : MPI_UNDEFINED, rank, &b->leaders) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    if (b->leaders != MPI_COMM_NULL) {
+        MPI_Comm_rank(b->leaders, &idx[0]);
+        MPI_Comm_size(b->leaders, &idx[1]);
+    }
+    /* the node learns its leader's place: node_index 0 is the node that hands out AG_SERIAL */
+    if (MPI_Bcast(idx, 2, MPI_INT, 0, b->node) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    b->node_index = idx[0];
+    b->nodes = idx[1];
+    return 0;
+}
+
+/* This rank's first node-barrier tid, the node's and the job's totals. */
+static int count_threads(struct ag_mpi_barrier *b)
+{
+    unsigned long long mine = b->tpr, before = 0, node = 0, job = 0;
+    if (MPI_Exscan(&mine, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, b->node) != MPI_SUCCESS ||
+        MPI_Allreduce(&mine, &node, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, b->node) != MPI_SUCCESS ||
+        MPI_Allreduce(&mine, &job, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, b->comm) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    if (b->node_rank == 0)
+        before = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    if (node > UINT_MAX)
+        return EINVAL; /* the same on every rank of the node: the node gives up as a whole */
+    b->base = (unsigned)before;
+    b->node_threads = (unsigned)node;
+    b->job_threads = (unsigned long)job;
+    return 0;
+}
+
+/* The node barrier's wait=auto, resolved against the node rather than one process. libandgate's rule
+ * (src/wait.c) weighs the participants against the CPUs this process may use; mpirun binds ranks to
+ * cores, so a rank alone may see 1 CPU while the node barrier has 2 participants on 2 CPUs, and would
+ * then never spin (a 12 us median instead of 0.24 us per episode here, docs/mpi.md). The node's CPUs:
+ * the union of its ranks' affinity masks, capped by the sum of their ag_usable_cpus() (cgroup quotas).
+ * The outcomes are the rule's own: spin AG_AUTO_SPIN_NS when the participants fit, else yield
+ * AG_AUTO_YIELD_NS; then sleep. Collective on the node; node rank 0's choice is the one used. */
+static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *buf, size_t len)
+{
+    cpu_set_t mine, all;
+    unsigned long usable = ag_usable_cpus(), node_usable = 0;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine))
+        CPU_ZERO(&mine);
+    if (MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, b->node) != MPI_SUCCESS ||
+        MPI_Allreduce(&usable, &node_usable, 1, MPI_UNSIGNED_LONG, MPI_SUM, b->node) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    const char *w = ncfg->wait ? ncfg->wait : getenv("ANDGATE_WAIT");
+    unsigned long cpus = (unsigned long)CPU_COUNT(&all);
+    if (node_usable < cpus)
+        cpus = node_usable;
+    if (b->node_rank != 0 || (w && *w && strcmp(w, "auto")) || cpus == 0)
+        return 0; /* not auto, or nothing known: libandgate decides */
+    if (b->node_threads <= cpus)
+        snprintf(buf, len, "hybrid:spin_ns=%u,yield_ns=0", AG_AUTO_SPIN_NS);
+    else
+        snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
+    ncfg->wait = buf;
+    return 0;
+}
+
+/* The node barrier in a shared window: node rank 0 allocates and lays it out, then everybody attaches. */
+static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
+{
+    char wait[64];
+    ncfg.nthreads = b->node_threads;
+    int rc = node_wait(b, &ncfg, wait, sizeof wait);
+    if (rc)
+        return rc;
+    size_t len = b->node_rank == 0 ? ag_barrier_shm_size(&ncfg) : 0;
+    void *base = NULL;
+    MPI_Aint size = 0;
+    int disp = 0;
+    if (MPI_Win_allocate_shared(len ? (MPI_Aint)(len + AG_MPI_ALIGN) : 0, 1, MPI_INFO_NULL, b->node, &base,
+                                &b->win) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    if (MPI_Win_shared_query(b->win, 0, &size, &disp, &base) != MPI_SUCCESS ||
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, b->win) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    /* hdr: offset of the first 64-byte boundary, segment length, rank 0's ag_barrier_init_shm code */
+    unsigned long long hdr[3] = { 0, len, 0 };
+    if (b->node_rank == 0) {
+        hdr[0] = (AG_MPI_ALIGN - (uintptr_t)base % AG_MPI_ALIGN) % AG_MPI_ALIGN;
+        hdr[2] = len ? (unsigned long long)ag_barrier_init_shm((char *)base + hdr[0], len, &ncfg) : EINVAL;
+    }
+    /* MPI's ordering of stores to a shared window between processes: rank 0's stores, MPI_Win_sync, a
+     * process synchronization (MPI_Barrier), then MPI_Win_sync before the others load */
+    MPI_Win_sync(b->win);
+    if (MPI_Barrier(b->node) != MPI_SUCCESS ||
+        MPI_Bcast(hdr, 3, MPI_UNSIGNED_LONG_LONG, 0, b->node) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    MPI_Win_sync(b->win);
+    if (hdr[2])
+        return (int)hdr[2];
+    /* every process maps the segment page-aligned, so the boundary is at the same offset for all */
+    if ((uintptr_t)((char *)base + hdr[0]) % AG_MPI_ALIGN)
+        return EINVAL;
+    return ag_barrier_attach_shm(&b->nb, (char *)base + hdr[0], (size_t)hdr[1]);
+}
+
+/* Free what init made; collective over the node (the window) and comm (the communicators). */
+static void teardown(struct ag_mpi_barrier *b)
+{
+    if (b->nb)
+        ag_barrier_destroy(b->nb); /* an attached handle: detaches this process */
+    ag_mpi_break_withdraw(b);
+    if (b->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(b->win);
+        MPI_Win_free(&b->win);
+    }
+    if (b->leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&b->leaders);
+    if (b->node != MPI_COMM_NULL)
+        MPI_Comm_free(&b->node);
+    if (b->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&b->comm);
+}
+
+int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr, const ag_config_t *cfg,
+                             const char *spec)
+{
+    int up = 0, down = 0;
+    if (comm == MPI_COMM_NULL)
+        return EINVAL; /* nobody to agree with */
+    if (MPI_Initialized(&up) != MPI_SUCCESS || !up || MPI_Finalized(&down) != MPI_SUCCESS || down)
+        return AG_MPI_ETHREADS;
+    struct ag_mpi_barrier *b = calloc(1, sizeof *b);
+    ag_config_t ncfg;
+    struct ag_mpi_barrier probe = { 0 }; /* the parsed modes when calloc failed */
+    int rc = !b ? ENOMEM : !out ? EINVAL : local_checks(tpr, cfg, spec, b, &ncfg);
+    rc = agree(comm, rc, b ? b : &probe);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    b->comm = b->node = b->leaders = MPI_COMM_NULL;
+    b->win = MPI_WIN_NULL;
+    b->brk = b->stale = MPI_REQUEST_NULL;
+    b->tpr = tpr;
+    rc = make_comms(b, comm);
+    if (!rc)
+        rc = count_threads(b);
+    if (!rc)
+        rc = make_window(b, ncfg);
+    if (!rc)
+        rc = ag_mpi_break_post(b);
+    /* every rank learns the worst outcome: none keeps a barrier the others gave up */
+    int all = AG_MPI_ECALL;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm);
+    if (all) {
+        teardown(b);
+        free(b);
+        return all;
+    }
+    snprintf(b->desc, sizeof b->desc, "mpi:inter=%s nodes=%d node_threads=%u job_threads=%lu node=%s",
+             ag_mpi_inter_name(b->inter), b->nodes, b->node_threads, b->job_threads, ag_barrier_describe(b->nb));
+    *out = b;
+    return 0;
+}
+
+int ag_mpi_barrier_init(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr, const ag_config_t *cfg)
+{
+    return ag_mpi_barrier_init_spec(out, comm, tpr, cfg, NULL);
+}
+
+int ag_mpi_barrier_destroy(ag_mpi_barrier_t *b)
+{
+    if (!b)
+        return EINVAL;
+    if (atomic_load(&b->inside))
+        return EBUSY;
+    teardown(b);
+    free(b);
+    return 0;
+}
+
+const char *ag_mpi_barrier_describe(const ag_mpi_barrier_t *b)
+{
+    return b ? b->desc : "(null barrier)";
+}
