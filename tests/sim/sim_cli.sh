@@ -65,6 +65,11 @@ for s, n in zip(r("split"), r("nosplit")):
 assert "stores=streaming" in s["settings"] and s["median_ns"] <= f["median_ns"], (s, f)
 print("1 passed, 0 failed")
 PY
+# the papers' experiments as named runs: one of them end to end, and an unknown name refused
+ANDGATE="$build/bin/andgate" "$src/scripts/sim_experiment.sh" 001-jitter "$out/exp" > "$out/exp.md"
+grep -q '^| hw:hw-reflex | ' "$out/exp.md" && grep -q '^| andgate:central:line=64 | ' "$out/exp.md"
+set +e; ANDGATE="$build/bin/andgate" "$src/scripts/sim_experiment.sh" nosuch > /dev/null 2>&1; rc=$?; set -e
+[ $rc -eq 2 ]
 bad() { # the arguments must be refused with exit 2 and a message containing $1
   local want=$1; shift
   set +e; msg=$("$build/bin/andgate" sim "$@" 2>&1); rc=$?; set -e
