@@ -1,6 +1,8 @@
-/* coherence.c — the coherence model of andgate sim (costs in engine.h): per cache
- * line its owner, sharers with the time each copy arrived, its home, and the time it is busy until
- * (ownership transfers are served one at a time: contention is this queueing). */
+/* coherence.c — the coherence model of andgate sim (costs in engine.h; the rules in
+ * sim/machines/README.md): per cache line its owner, sharers with the time each copy arrived, its home,
+ * and the time it is busy until (ownership transfers are served one at a time); invalidations in
+ * parallel, one transfer for a Modified line, stores through each participant's store buffer, and every
+ * miss queued at its line's directory slice (directory.c). Contention is these queues. */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
