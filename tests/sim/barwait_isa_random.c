@@ -39,13 +39,13 @@ struct sim {
     struct bwt_log log;
     struct sg g[GMAX];
     struct sth t[NMAX];
-    unsigned n, m, seed;
+    unsigned n, m, seed, tempo;
     uint64_t now, rng;
     int x[NMAX][GMAX];         /* the event each (thread, group) must get in this step */
     uint64_t xep[GMAX], xtime[GMAX];
 };
 
-static unsigned long n_complete, n_timeout, n_late, n_refused;
+static unsigned long n_complete, n_big, n_timeout, n_late, n_refused;
 
 static unsigned rnd(struct sim *S, unsigned k)
 {
@@ -76,6 +76,7 @@ static void end_complete(struct sim *S, unsigned g, unsigned caller)
     G->armed = 0;
     G->ep++;
     n_complete++;
+    n_big += __builtin_popcountll(G->mem) >= 8;
 }
 
 static void end_timeout(struct sim *S, unsigned g)
@@ -285,16 +286,35 @@ static uint64_t pick_mask(struct sim *S, unsigned proc)
     return m;
 }
 
+/* Mostly a thread that can act (running, or needing barinit), else any: sizeable groups complete too. */
+static unsigned pick_thread(struct sim *S)
+{
+    unsigned cand[NMAX], k = 0;
+    for (unsigned t = 0; t < S->n; t++)
+        if (S->t[t].state == S_RUN)
+            cand[k++] = t;
+    return k && rnd(S, 4) ? cand[rnd(S, k)] : rnd(S, S->n);
+}
+
 static void step(struct sim *S)
 {
-    unsigned t = rnd(S, S->n), r = rnd(S, 100), proc = S->t[t].proc;
-    advance(S, S->now + rnd(S, 40));
+    unsigned t = pick_thread(S), r = rnd(S, 100), proc = S->t[t].proc;
+    advance(S, S->now + rnd(S, S->tempo));
     if (r < 45) {
         do_barwait(S, t, pick_group(S, t));
-    } else if (r < 67) {
-        do_switch(S, t, r < 55);
+    } else if (r < 52) {
+        do_switch(S, t, 1);
+    } else if (r < 63) { /* resume a switched-out thread (or try a running one: refused) */
+        unsigned off[NMAX], k = 0;
+        for (unsigned u = 0; u < S->n; u++)
+            if (S->t[u].state == S_OFF)
+                off[k++] = u;
+        do_switch(S, k && rnd(S, 8) ? off[rnd(S, k)] : t, 0);
     } else if (r < 79) {
         unsigned g = pick_group(S, t);
+        for (unsigned h = 0; h < S->m; h++) /* a group that waits for t's barinit, if any */
+            if (S->g[h].used && (S->g[h].need_init & B(t)) && rnd(S, 4))
+                g = h;
         do_barinit(S, t, g, r < 77);
     } else if (r < 87) {
         unsigned who = rnd(S, 4) ? proc : rnd(S, 2);
@@ -313,6 +333,7 @@ static void run_seed(unsigned seed)
     S.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed * 0x100000001b3ull) ^ 1;
     S.n = 1 + rnd(&S, NMAX);
     S.m = 1 + rnd(&S, GMAX);
+    S.tempo = 4u << (2 * rnd(&S, 3)); /* cycles between steps: up to 3, 15 or 63 */
     if (bwi_init(&S.b, S.n, S.m, TMAX, bwt_record, &S.log)) {
         CHECK(0, "seed %u: bwi_init", seed);
         return;
@@ -338,8 +359,8 @@ int bwt_random(unsigned nseeds)
 {
     for (unsigned s = 0; s < nseeds; s++)
         run_seed(s);
-    printf("random: %u seeds: %lu completions, %lu timeouts, %lu outcomes delivered at resume, %lu refusals\n",
-           nseeds, n_complete, n_timeout, n_late, n_refused);
-    CHECK(n_complete && n_timeout && n_late && n_refused, "the schedules exercise every kind of outcome");
+    printf("random: %u seeds: %lu completions (%lu of groups of 8+), %lu timeouts, %lu outcomes delivered at "
+           "resume, %lu refusals\n", nseeds, n_complete, n_big, n_timeout, n_late, n_refused);
+    CHECK(n_complete && n_big && n_timeout && n_late && n_refused, "the schedules exercise every kind of outcome");
     return (int)nseeds;
 }
