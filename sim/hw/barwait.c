@@ -28,7 +28,8 @@
  *     leave_i = G + k(core_i) d + down_i.
  *   With d = 0 and simultaneous arrivals: 2 x hops x hop on the mesh, access (+ S_p x link) elsewhere:
  *   000 §4.2's own figures (48 cycles KNL; 38, 42, 20 cycles one socket; 390 cycles 4-socket Opteron).
- *   Timeouts, barinit and the MSR interface are outside the episode and not modeled.
+ *   Timeouts, barinit and the MSR interface are outside the episode and not modeled here; their semantics
+ *   (groups, refusals, timeouts, context switches) are sim/hw/barwait_isa.c's.
  *
  * Refuses a machine without devices.hbs (the files of 000's four machines carry one), a hop-by-hop
  * interconnect spanning several sockets, and several participating sockets without socket_links.
