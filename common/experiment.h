@@ -25,6 +25,7 @@ enum ag_exp_reader {
     AG_EXP_BENCH_JOB = 4, /* the benchmark workers (bench/worker.c) */
     AG_EXP_SIM_JOB = 8,   /* the simulator worker (sim/main.c) */
     AG_EXP_PER_JOB = 16,  /* a value each job sets itself (--threads, --method, --wait), not passed on as given */
+    AG_EXP_MPI_JOB = 32,  /* the bench --mpi worker (bench/mpi_worker.c, run under mpirun) */
 };
 
 struct ag_exp {
@@ -36,6 +37,9 @@ struct ag_exp {
     double jitter_us, work_ns, work_jitter_ns, alpha, timeout_s, split_ns;
     unsigned long long seed;
     int model, quick;
+    /* bench --mpi: fused barrier vs three-step vs MPI_Barrier over ranks x threads */
+    int mpi;
+    const char *ranks, *mpi_node;
     /* where the results go */
     const char *json, *csv, *report;
     unsigned cdf_threads;
@@ -65,10 +69,16 @@ struct ag_job {
     const char *method, *wait;
     unsigned threads;
     int optional; /* a device the modeled machine lacks is left out ("all", "hw"), not failed */
+    /* bench --mpi: the worker runs as `LAUNCHER... -np RANKS WORKER ...`, threads is per rank, node the
+     * node mode ("shared", "rank"; NULL: not the fused barrier's, not passed) */
+    char *const *launcher;
+    unsigned ranks;
+    const char *node;
 };
 
-/* The worker's command line for job j of command cmd (AG_EXP_BENCH or AG_EXP_SIM): the job's own values,
- * then every option of o whose row both cmd and cmd's worker read. av: room for 64; buf: the numbers. */
+/* The worker's command line for job j of command cmd (AG_EXP_BENCH or AG_EXP_SIM): the launcher and
+ * -np RANKS for an MPI job, the job's own values, then every option of o whose row both cmd and cmd's
+ * worker (the MPI worker for an MPI job) read. av: room for 64; buf: the numbers. */
 void ag_exp_job_argv(const struct ag_exp *o, unsigned cmd, const struct ag_job *j, char **av, char *buf, size_t len);
 
 /* The record's implementation name for a job: "andgate:SPEC", "hw:NAME" or the baseline's name. */

@@ -24,6 +24,10 @@ static void failed_record(FILE *res, const struct front_run *r, const struct ag_
     struct ag_record rec = { .impl = name, .kind = j->kind, .wait = strcmp(j->kind, "baseline") ? j->wait : "default",
                              .pinning = r->o->pin, .method = j->method, .threads = j->threads, .mean_ns = -1,
                              .error = why };
+    if (j->ranks) { /* bench --mpi: threads is the job's total; the OS places them */
+        rec.threads = j->ranks * j->threads, rec.ranks = j->ranks, rec.threads_per_rank = j->threads;
+        rec.mpi_node = j->node, rec.pinning = "none";
+    }
     ag_record_begin(res, &rec);
     ag_record_end(res, &rec);
 }
