@@ -127,7 +127,10 @@ static double timed_loop(enum variant v, double *cpu)
     MPI_Barrier(MPI_COMM_WORLD);
     double c0 = cpu_ns();
     for (unsigned t = 1; t < M.threads; t++)
-        pthread_create(&th[t], NULL, thread_main, (void *)(size_t)t);
+        if (pthread_create(&th[t], NULL, thread_main, (void *)(size_t)t)) {
+            fprintf(stderr, PROG ": cannot create thread %u of %u\n", t, M.threads);
+            MPI_Abort(MPI_COMM_WORLD, 1); /* mpirun fails, the front end writes the failed record */
+        }
     thread_main(NULL); /* tid 0 is the main thread: three-step's MPI_Barrier stays on it */
     for (unsigned t = 1; t < M.threads; t++)
         pthread_join(th[t], NULL);

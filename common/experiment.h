@@ -4,7 +4,8 @@
  *
  *   option   common/experiment.c  (this table; tools/cmd_bench.c and tools/cmd_sim.c set the defaults)
  *   plan     tools/bench_plan.c (bench), tools/cmd_sim.c (sim: the simulator worker checks and expands it)
- *   job      tools/experiment.c runs each job in a worker: bench/worker.c, or sim/main.c for the simulator
+ *   job      tools/front.c runs each job in a worker: bench/worker.c, sim/main.c for the simulator, or
+ *            for bench --mpi `mpirun -np R` bench/mpi_worker.c (rank 0 prints the record)
  *   record   common/record.c: the worker prints one record; the front end writes a failed one for a
  *            worker that gave none (it died, or was killed at --timeout)
  *   report   python/andgate_report (report, summary, CSV) over the result document

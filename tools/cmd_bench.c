@@ -3,8 +3,9 @@
  * (bench_plan.c: workers, specs, waits, baselines, jobs) -> one worker process per job (tools/front.c
  * runs bench/worker.c, which prints one record, a JSON line) -> the result document (written here with
  * the host's clock and core-to-core passes; valid JSON whatever a worker did) -> CSV, report and
- * summary (python/andgate_report). Exit status: 0, 1 when a measurement failed (its record
- * says why), 2 for a bad command line. */
+ * summary (python/andgate_report). --mpi plans MPI jobs instead (bench_plan_make_mpi: each worker is
+ * `mpirun -np R bench-mpi`, bench/mpi_worker.c); --preload is tools/bench_preload.c. Exit status: 0,
+ * 1 when a measurement failed (its record says why), 2 for a bad command line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
