@@ -9,6 +9,7 @@
 #define BJ AG_EXP_BENCH_JOB
 #define SJ AG_EXP_SIM_JOB
 #define J AG_EXP_PER_JOB
+#define MJ AG_EXP_MPI_JOB
 #define O(f) offsetof(struct ag_exp, f)
 
 struct row {
@@ -23,18 +24,23 @@ static const struct row rows[] = {
     { B | S | SJ | J, { "--algos", AG_OPT_STR, O(algos), 0, 0, NULL, "all|LIST",
                         "andgate specs separated by ';' or ',' (all, auto allowed); bench: none; sim: sw, hw, hw-* devices" } },
     { B, { "--baselines", AG_OPT_STR, O(baselines), 0, 0, NULL, "all|none|LIST", "pthread, gomp, llvm-omp, std::barrier, ck, ck:<algorithm>" } },
-    { B | S | BJ | SJ | J, { "--threads", AG_OPT_STR, O(threads), 0, 0, NULL, "LIST|RANGE",
+    { B | S | BJ | SJ | MJ | J, { "--threads", AG_OPT_STR, O(threads), 0, 0, NULL, "LIST|RANGE",
                              "participant counts: 2,4,8 or 2-8 (bench: 1..usable CPUs, u+1, 2u, 3u, 4u; sim: 2..64 by powers of 2)" } },
-    { B | S | BJ | SJ | J, { "--method", AG_OPT_WORD, O(method), 0, 0, "latency|epcc|jitter|all", NULL,
+    { B | S | BJ | SJ | MJ | J, { "--method", AG_OPT_WORD, O(method), 0, 0, "latency|epcc|jitter|all", NULL,
                              "what to measure (bench default all, sim latency)" } },
-    { B | S | BJ | SJ | J, { "--wait", AG_OPT_STR, O(wait), 0, 0, NULL, "SPEC|LIST",
+    { B | S | BJ | SJ | MJ | J, { "--wait", AG_OPT_STR, O(wait), 0, 0, NULL, "SPEC|LIST",
                              "wait policies separated by ';' (bench default auto; sim default spin, block/hybrid/yield/auto need the machine's os block)" } },
+    { B, { "--mpi", AG_OPT_FLAG, O(mpi), 0, 0, NULL, NULL,
+           "libandgate-mpi's fused barrier vs three-step vs MPI_Barrier, each job under mpirun (docs/bench.md)" } },
+    { B | J, { "--ranks", AG_OPT_STR, O(ranks), 0, 0, NULL, "LIST|RANGE", "--mpi: MPI rank counts (default 2); --threads is per rank" } },
+    { B | MJ | J, { "--mpi-node", AG_OPT_WORD, O(mpi_node), 0, 0, "shared|rank|both", NULL,
+                    "--mpi: one node barrier per machine (default), every rank its own node (ANDGATE_MPI_NODE=rank), both" } },
     { S | SJ, { "--machine", AG_OPT_STR, O(machine), 0, 0, NULL, "NAME|FILE", "the modeled machine (default kunpeng920; --machines lists them)" } },
     /* how each job measures */
     { B | S | BJ | SJ, { "--pin", AG_OPT_WORD, O(pin), 0, 0, "cores|compact|scatter|none", NULL,
                          "placement: a core each before SMT siblings (default), siblings together, spread; none: the OS (bench)" } },
-    { B | S | BJ | SJ, { "--episodes", AG_OPT_UINT, O(episodes), 1, 100000000, NULL, "N", "episodes per measurement at most (bench default 20000, sim 200)" } },
-    { B | BJ, { "--budget-ms", AG_OPT_UINT, O(budget_ms), 1, 3600000, NULL, "MS", "time per measurement at most (default 250)" } },
+    { B | S | BJ | SJ | MJ, { "--episodes", AG_OPT_UINT, O(episodes), 1, 100000000, NULL, "N", "episodes per measurement at most (bench default 20000, sim 200)" } },
+    { B | BJ | MJ, { "--budget-ms", AG_OPT_UINT, O(budget_ms), 1, 3600000, NULL, "MS", "time per measurement at most (default 250)" } },
     { B | S | BJ | SJ, { "--jitter-us", AG_OPT_NUM, O(jitter_us), 0, 1e9, NULL, "US", "jitter method: the late participant's delay (default 100)" } },
     { B | S | BJ | SJ, { "--late", AG_OPT_WORD, O(late), 0, 0, "rotating|fixed", NULL, "jitter method: which participant is late (default rotating)" } },
     { S | SJ, { "--work-ns", AG_OPT_NUM, O(work_ns), 0, 1e9, NULL, "NS", "work between episodes" } },
@@ -58,7 +64,7 @@ static const struct row rows[] = {
     { B | S, { "--quiet", AG_OPT_FLAG, O(quiet), 0, 0, NULL, NULL, "no progress lines (bench) or table (sim) on stderr" } },
     { S | SJ, { "--machines", AG_OPT_FLAG, O(machines), 0, 0, NULL, NULL, "list the machine descriptions found" } },
     /* the workers' own: one job, or what the front end asks before it plans */
-    { BJ | SJ, { "--impl", AG_OPT_STR, O(impl), 0, 0, NULL, "NAME", "the job's implementation (andgate, a baseline, a hw-* device)" } },
+    { BJ | SJ | MJ, { "--impl", AG_OPT_STR, O(impl), 0, 0, NULL, "NAME", "the job's implementation (andgate, a baseline, a hw-* device)" } },
     { BJ | SJ, { "--spec", AG_OPT_STR, O(spec), 0, 0, NULL, "SPEC", "the job's andgate spec" } },
     { SJ, { "--plan", AG_OPT_FLAG, O(plan), 0, 0, NULL, NULL, "check --machine, --algos, --threads, --pin; print the host and the items" } },
     { SJ, { "--models", AG_OPT_FLAG, O(models), 0, 0, NULL, NULL, "print 002's models for --threads on stderr" } },
@@ -141,8 +147,14 @@ static const char *value_text(const struct ag_exp *o, const struct ag_opt *r, ch
 
 void ag_exp_job_argv(const struct ag_exp *o, unsigned cmd, const struct ag_job *j, char **av, char *buf, size_t len)
 {
-    unsigned n = 0, worker = cmd == AG_EXP_SIM ? AG_EXP_SIM_JOB : AG_EXP_BENCH_JOB;
+    unsigned n = 0, worker = cmd == AG_EXP_SIM ? AG_EXP_SIM_JOB : j->ranks ? AG_EXP_MPI_JOB : AG_EXP_BENCH_JOB;
     size_t used = (size_t)snprintf(buf, len, "%u", j->threads) + 1;
+    for (unsigned i = 0; j->ranks && j->launcher && j->launcher[i] && n < 40; i++)
+        av[n++] = j->launcher[i];
+    if (j->ranks) {
+        av[n++] = "-np", av[n++] = buf + used;
+        used += (size_t)snprintf(buf + used, len - used, "%u", j->ranks) + 1;
+    }
     av[n++] = (char *)j->worker;
     av[n++] = "--impl", av[n++] = (char *)j->impl;
     if (j->spec)
@@ -150,6 +162,8 @@ void ag_exp_job_argv(const struct ag_exp *o, unsigned cmd, const struct ag_job *
     av[n++] = "--threads", av[n++] = buf;
     av[n++] = "--method", av[n++] = (char *)j->method;
     av[n++] = "--wait", av[n++] = (char *)j->wait;
+    if (j->node)
+        av[n++] = "--mpi-node", av[n++] = (char *)j->node;
     for (unsigned i = 0; i < NROWS && n < 62; i++) {
         const struct row *r = &rows[i];
         if (used + 32 > len)

@@ -4,7 +4,8 @@
  *
  *   option   common/experiment.c  (this table; tools/cmd_bench.c and tools/cmd_sim.c set the defaults)
  *   plan     tools/bench_plan.c (bench), tools/cmd_sim.c (sim: the simulator worker checks and expands it)
- *   job      tools/experiment.c runs each job in a worker: bench/worker.c, or sim/main.c for the simulator
+ *   job      tools/front.c runs each job in a worker: bench/worker.c, sim/main.c for the simulator, or
+ *            for bench --mpi `mpirun -np R` bench/mpi_worker.c (rank 0 prints the record)
  *   record   common/record.c: the worker prints one record; the front end writes a failed one for a
  *            worker that gave none (it died, or was killed at --timeout)
  *   report   python/andgate_report (report, summary, CSV) over the result document
@@ -25,6 +26,7 @@ enum ag_exp_reader {
     AG_EXP_BENCH_JOB = 4, /* the benchmark workers (bench/worker.c) */
     AG_EXP_SIM_JOB = 8,   /* the simulator worker (sim/main.c) */
     AG_EXP_PER_JOB = 16,  /* a value each job sets itself (--threads, --method, --wait), not passed on as given */
+    AG_EXP_MPI_JOB = 32,  /* the bench --mpi worker (bench/mpi_worker.c, run under mpirun) */
 };
 
 struct ag_exp {
@@ -36,6 +38,9 @@ struct ag_exp {
     double jitter_us, work_ns, work_jitter_ns, alpha, timeout_s, split_ns;
     unsigned long long seed;
     int model, quick;
+    /* bench --mpi: fused barrier vs three-step vs MPI_Barrier over ranks x threads */
+    int mpi;
+    const char *ranks, *mpi_node;
     /* where the results go */
     const char *json, *csv, *report;
     unsigned cdf_threads;
@@ -65,10 +70,16 @@ struct ag_job {
     const char *method, *wait;
     unsigned threads;
     int optional; /* a device the modeled machine lacks is left out ("all", "hw"), not failed */
+    /* bench --mpi: the worker runs as `LAUNCHER... -np RANKS WORKER ...`, threads is per rank, node the
+     * node mode ("shared", "rank"; NULL: not the fused barrier's, not passed) */
+    char *const *launcher;
+    unsigned ranks;
+    const char *node;
 };
 
-/* The worker's command line for job j of command cmd (AG_EXP_BENCH or AG_EXP_SIM): the job's own values,
- * then every option of o whose row both cmd and cmd's worker read. av: room for 64; buf: the numbers. */
+/* The worker's command line for job j of command cmd (AG_EXP_BENCH or AG_EXP_SIM): the launcher and
+ * -np RANKS for an MPI job, the job's own values, then every option of o whose row both cmd and cmd's
+ * worker (the MPI worker for an MPI job) read. av: room for 64; buf: the numbers. */
 void ag_exp_job_argv(const struct ag_exp *o, unsigned cmd, const struct ag_job *j, char **av, char *buf, size_t len);
 
 /* The record's implementation name for a job: "andgate:SPEC", "hw:NAME" or the baseline's name. */

@@ -31,6 +31,10 @@ void ag_record_begin(FILE *f, const struct ag_record *r)
             r->episodes);
     if (!strcmp(r->method, "jitter") && r->late)
         fprintf(f, ",\"jitter_delay_ns\":%.0f,\"late\":\"%s\"", r->jitter_delay_ns, r->late);
+    if (r->ranks)
+        fprintf(f, ",\"ranks\":%u,\"threads_per_rank\":%u", r->ranks, r->threads_per_rank);
+    if (r->mpi_node)
+        fprintf(f, ",\"mpi_node\":\"%s\"", r->mpi_node);
     if (r->settings) {
         fprintf(f, ",\"settings\":");
         json_str(f, r->settings);

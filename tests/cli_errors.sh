@@ -62,6 +62,22 @@ refused sim --machine nosuch
 refused sim --baselines pthread
 refused bench --machine kunpeng920
 refused nonsense
+# bench --mpi: its own options only with it, the other bench's measurement choices not with it
+refused bench --ranks 2
+refused bench --mpi-node rank
+refused bench --mpi --algos central
+refused bench --mpi --baselines none
+refused bench --mpi --pin compact
+refused bench --mpi --jitter-us 5
+refused bench --mpi --late fixed
+refused bench --mpi --cdf-threads 2
+refused bench --mpi --method jitter
+refused bench --mpi --ranks 0
+refused bench --mpi --ranks 2,x
+refused bench --mpi --threads 300
+refused bench --mpi --mpi-node nodes
+refused bench --mpi --wait nope
+refused bench --preload apps --mpi
 grep -q "expected an integer in 1..100000000, got '-5'" <(cd "$tmp" && "$A" bench --episodes -5 2>&1) &&
   pass=$((pass + 1)) || no "--episodes -5: the message does not name the range and the value"
 

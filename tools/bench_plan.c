@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "child.h"
+#include "counts.h"
 #include "opts.h"
 #include "paths.h"
 #include "spec.h"
@@ -162,10 +163,77 @@ void bench_plan_make(struct bench_plan *p, const struct ag_exp *o, const char *c
             for (unsigned i = 0; i < p->nspecs; i++)
                 for (unsigned w = 0; w < p->nwaits; w++)
                     p->jobs[p->njobs++] = (struct ag_job){ p->core->path, "andgate", p->specs[i], "andgate", methods[m],
-                                                           p->waits[w], threads[t], 0 };
+                                                           p->waits[w], threads[t], 0, NULL, 0, NULL };
             for (unsigned i = 0; i < p->nbase; i++)
                 p->jobs[p->njobs++] = (struct ag_job){ where[i]->path, p->base[i], NULL, "baseline", methods[m],
-                                                       "default", threads[t], 0 };
+                                                       "default", threads[t], 0, NULL, 0, NULL };
+        }
+}
+
+#ifndef AG_MPI_LAUNCHER
+#define AG_MPI_LAUNCHER ""
+#endif
+
+/* the launcher: $ANDGATE_MPIRUN if set, else what CMake found (with Open MPI's flags) */
+static void mpi_launcher(struct bench_plan *p)
+{
+    const char *env = getenv("ANDGATE_MPIRUN");
+    snprintf(p->launchbuf, sizeof p->launchbuf, "%s", env && *env ? env : AG_MPI_LAUNCHER);
+    unsigned n = 0;
+    for (char *save, *t = strtok_r(p->launchbuf, " \t", &save); t && n < 23; t = strtok_r(NULL, " \t", &save))
+        p->launcher[n++] = t;
+    p->launcher[n] = NULL;
+    if (!n)
+        ag_usage_error(PROG, "--mpi: ANDGATE_MPIRUN is empty (expected the launcher, e.g. 'mpirun --oversubscribe')");
+}
+
+static void add_mpi_job(struct bench_plan *p, const char *impl, const char *kind, const char *method, const char *wait,
+                        unsigned ranks, unsigned threads, const char *node)
+{
+    p->jobs[p->njobs++] = (struct ag_job){ p->mpi_worker, impl, NULL, kind, method, wait, threads, 0,
+                                           p->launcher, ranks, node };
+}
+
+void bench_plan_make_mpi(struct bench_plan *p, const struct ag_exp *o, const char *const *methods, unsigned nmethods,
+                         const unsigned *threads, unsigned nthreads)
+{
+    static const char *const fused[] = { "mpi:fused:dissemination", "mpi:fused:ibarrier" };
+    memset(p, 0, sizeof *p);
+    char msg[512];
+    if (!(p->nranks = ag_parse_counts(o->ranks ? o->ranks : "2", 256, p->ranks, AG_PLAN_MAX, msg, sizeof msg)))
+        ag_usage_error(PROG, "--ranks: %s", msg);
+    pick_waits(p, o->wait);
+    for (unsigned t = 0; t < nthreads; t++)
+        if (threads[t] > 256)
+            ag_usage_error(PROG, "--threads: with --mpi threads per rank in 1..256, got %u", threads[t]);
+#ifndef AG_HAVE_MPI
+    ag_usage_error(PROG, "--mpi: this andgate was built without MPI (CMake found none; make deps installs Open MPI)");
+#endif
+    find_workers(p);
+    if (!(p->core = host_of(p, "andgate")))
+        ag_usage_error(PROG, "the bench-core worker is missing: build with make");
+    if (ag_libexec("bench-mpi", p->mpi_worker, sizeof p->mpi_worker))
+        ag_usage_error(PROG, "--mpi: the bench-mpi worker is missing: build with make (CMake must find MPI)");
+    mpi_launcher(p);
+    const char *nodes[2] = { o->mpi_node ? o->mpi_node : "shared", NULL };
+    if (!strcmp(nodes[0], "both"))
+        nodes[0] = "shared", nodes[1] = "rank";
+    unsigned nn = nodes[1] ? 2 : 1;
+    p->jobs = calloc((size_t)nmethods * p->nranks * (nthreads * p->nwaits * (2 * nn + 1) + 1), sizeof *p->jobs);
+    if (!p->jobs)
+        ag_usage_error(PROG, "out of memory");
+    for (unsigned m = 0; m < nmethods; m++)
+        for (unsigned r = 0; r < p->nranks; r++) {
+            for (unsigned t = 0; t < nthreads; t++)
+                for (unsigned w = 0; w < p->nwaits; w++) {
+                    for (unsigned k = 0; k < nn; k++)
+                        for (unsigned f = 0; f < 2; f++)
+                            add_mpi_job(p, fused[f], "andgate", methods[m], p->waits[w], p->ranks[r], threads[t],
+                                        nodes[k]);
+                    add_mpi_job(p, "mpi:three-step", "baseline", methods[m], p->waits[w], p->ranks[r], threads[t],
+                                NULL);
+                }
+            add_mpi_job(p, "mpi:MPI_Barrier", "baseline", methods[m], "default", p->ranks[r], 1, NULL);
         }
 }
 

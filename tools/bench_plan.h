@@ -27,6 +27,10 @@ struct bench_plan {
     unsigned nspecs, nbase, nwaits, njobs;
     const char *base[AG_PLAN_MAX];
     struct ag_job *jobs;
+    /* --mpi: the worker, the launcher (AG_MPI_LAUNCHER or $ANDGATE_MPIRUN, split at spaces), rank counts */
+    char mpi_worker[PATH_MAX + 64], launchbuf[1024];
+    char *launcher[24];
+    unsigned ranks[AG_PLAN_MAX], nranks;
 };
 
 /* Builds the plan (specs x waits and baselines, x thread counts x methods) from the options (algos:
@@ -34,6 +38,12 @@ struct bench_plan {
  * for every ck:*; wait: wait specs separated by ';'). Exits with status 2 on a bad list. */
 void bench_plan_make(struct bench_plan *p, const struct ag_exp *o, const char *const *methods, unsigned nmethods,
                      const unsigned *threads, unsigned nthreads);
+/* --mpi: per method, rank count and per-rank thread count, the fused barrier (mpi:fused:dissemination,
+ * mpi:fused:ibarrier; per node mode of --mpi-node, per --wait) and mpi:three-step (per --wait); per
+ * method and rank count mpi:MPI_Barrier (one thread per rank). Each job runs `LAUNCHER -np R bench-mpi`.
+ * Exits with status 2 when this build has no MPI, the worker is missing, or a list is bad. */
+void bench_plan_make_mpi(struct bench_plan *p, const struct ag_exp *o, const char *const *methods, unsigned nmethods,
+                         const unsigned *threads, unsigned nthreads);
 void bench_plan_free(struct bench_plan *p);
 
 #endif

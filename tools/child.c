@@ -50,7 +50,7 @@ static void child_error(struct ag_child *c, int killed, int status, double limit
 {
     char why[80];
     if (killed)
-        snprintf(why, sizeof why, "killed after its time limit of %.0f s", limit_s);
+        snprintf(why, sizeof why, "killed after its time limit of %.3g s", limit_s);
     else if (WIFSIGNALED(status))
         snprintf(why, sizeof why, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
@@ -60,6 +60,23 @@ static void child_error(struct ag_child *c, int killed, int status, double limit
         tail[--n] = '\0';
     char *last = strrchr(tail, '\n');
     snprintf(c->error, sizeof c->error, "%s%s%s", why, n ? ": " : "", last ? last + 1 : tail);
+}
+
+/* Ends a child past its time limit and reaps it: SIGTERM first (mpirun, a bench --mpi worker, then ends
+ * its ranks; a plain worker just ends), SIGKILL if it is still there 3 s later. 1 when a signal went. */
+static int stop_child(pid_t pid, int *status)
+{
+    if (kill(pid, SIGTERM))
+        return 0;
+    double give_up = ag_now_s() + 3;
+    while (waitpid(pid, status, WNOHANG) == 0)
+        if (ag_now_s() > give_up) {
+            kill(pid, SIGKILL);
+            waitpid(pid, status, 0);
+            break;
+        } else
+            nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    return 1;
 }
 
 /* reads both pipes until they close, reaps the child; kills it when limit_s passes */
@@ -73,7 +90,7 @@ static void collect(struct ag_child *c, pid_t pid, int fd_out, int fd_err, doubl
     while (open_fds && !killed) {
         double left = deadline - ag_now_s();
         if (left <= 0) {
-            killed = !kill(pid, SIGKILL);
+            killed = stop_child(pid, status);
             break;
         }
         if (poll(pf, 2, (int)(left * 1000) + 1) <= 0)
@@ -88,11 +105,9 @@ static void collect(struct ag_child *c, pid_t pid, int fd_out, int fd_err, doubl
     }
     while (!killed && waitpid(pid, status, WNOHANG) == 0) /* pipes closed, not exited yet */
         if (ag_now_s() > deadline)
-            killed = !kill(pid, SIGKILL);
+            killed = stop_child(pid, status);
         else
             nanosleep(&(struct timespec){ 0, 100000 }, NULL);
-    if (killed)
-        waitpid(pid, status, 0);
     for (int k = 0; k < 2; k++)
         if (pf[k].fd >= 0)
             close(pf[k].fd);

@@ -3,8 +3,9 @@
  * (bench_plan.c: workers, specs, waits, baselines, jobs) -> one worker process per job (tools/front.c
  * runs bench/worker.c, which prints one record, a JSON line) -> the result document (written here with
  * the host's clock and core-to-core passes; valid JSON whatever a worker did) -> CSV, report and
- * summary (python/andgate_report). Exit status: 0, 1 when a measurement failed (its record
- * says why), 2 for a bad command line. */
+ * summary (python/andgate_report). --mpi plans MPI jobs instead (bench_plan_make_mpi: each worker is
+ * `mpirun -np R bench-mpi`, bench/mpi_worker.c); --preload is tools/bench_preload.c. Exit status: 0,
+ * 1 when a measurement failed (its record says why), 2 for a bad command line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -113,8 +114,38 @@ static void usage(FILE *f)
     fprintf(f, "       andgate bench --preload apps [--apps LIST] [--threads LIST] [--bind both|true|false]\n"
                "                     [--constructs all|none|LIST] [--repeat N] [--timeout S] [--quick]\n"
                "                     [--json FILE] [--report DIR] [--csv FILE]\n"
+               "       andgate bench --mpi [--ranks LIST] [--threads LIST] [--mpi-node shared|rank|both] [--wait LIST]\n"
+               "                     [--method latency|epcc|all] [--episodes N] [--budget-ms MS] [--timeout S] [--quick]\n"
+               "                     [--json FILE|-] [--csv FILE] [--report DIR] [--quiet]\n"
                "       andgate bench --preload 'COMMAND' [--repeat N] [--timeout S] [--json FILE] [--report DIR] [--csv FILE]\n"
                "docs/options.md lists every option of bench and sim; docs/bench.md explains the methods.\n");
+}
+
+/* --mpi takes the plan's --threads (per rank), --ranks, --mpi-node, --wait, --method latency|epcc|all and
+ * how each job runs; an option that picks what a bench without --mpi measures is refused, and --ranks
+ * and --mpi-node are refused without --mpi. */
+static void check_mpi_options(int argc, char **argv, struct ag_exp *o)
+{
+    static const char *const not_mpi[] = { "--algos", "--baselines", "--pin",
+                                           "--jitter-us", "--late", "--cdf-threads" };
+    if (!o->mpi) {
+        if (o->ranks || o->mpi_node)
+            ag_usage_error(PROG, "%s: only with --mpi", o->ranks ? "--ranks" : "--mpi-node");
+        return;
+    }
+    for (int i = 1; i < argc; i++)
+        for (unsigned k = 0; k < sizeof not_mpi / sizeof *not_mpi; k++) {
+            size_t n = strlen(not_mpi[k]);
+            if (!strncmp(argv[i], not_mpi[k], n) && (argv[i][n] == '\0' || argv[i][n] == '='))
+                ag_usage_error(PROG, "%s: not with --mpi (it measures mpi:fused:*, mpi:three-step and mpi:MPI_Barrier, "
+                                     "mpirun placing the ranks)", not_mpi[k]);
+        }
+    if (!strcmp(o->method, "jitter"))
+        ag_usage_error(PROG, "--method: with --mpi expected latency, epcc or all, got 'jitter'");
+    if (!strcmp(o->method, "all"))
+        o->method = "latency|epcc";
+    if (!o->threads)
+        o->threads = "1,2"; /* per rank */
 }
 
 /* The command line into o over bench's defaults, checked whole: methods and thread counts resolved.
@@ -131,9 +162,13 @@ static int parse_options(int argc, char **argv, struct ag_exp *o, const char **m
         o->budget_ms = o->budget_ms < 100 ? o->budget_ms : 100;
         o->rounds = 5000;
     }
+    check_mpi_options(argc, argv, o);
     if (!o->timeout_s) /* a worker that outlives 20 budgets (a spinning baseline starved by oversubscription) */
         o->timeout_s = 20.0 * o->budget_ms / 1000 + 5;
-    *nm = ag_exp_methods(o->method, methods);
+    if (!strcmp(o->method, "latency|epcc")) /* --mpi's all */
+        methods[0] = "latency", methods[1] = "epcc", *nm = 2;
+    else
+        *nm = ag_exp_methods(o->method, methods);
     char msg[512];
     if (!o->threads)
         default_threads(ag_usable_cpus(), o->quick, threads, nt);
@@ -176,7 +211,10 @@ int cmd_bench(int argc, char **argv)
     if (parse_options(argc, argv, &o, methods, &nm, threads, &nt))
         return usage(stdout), 0;
     static struct bench_plan plan;
-    bench_plan_make(&plan, &o, methods, nm, threads, nt);
+    if (o.mpi)
+        bench_plan_make_mpi(&plan, &o, methods, nm, threads, nt);
+    else
+        bench_plan_make(&plan, &o, methods, nm, threads, nt);
     char json_path[PATH_MAX];
     front_document_path(PROG, &o, json_path, sizeof json_path);
     FILE *out = fopen(json_path, "w");
@@ -190,8 +228,13 @@ int cmd_bench(int argc, char **argv)
     free(clk.out);
     int aff[1024];
     unsigned na = ag_affinity_cpus(aff, 1024);
-    fprintf(stderr, PROG ": %u usable CPUs, %u thread counts, %u andgate specs x %u waits, %u baselines, %u methods: "
-                    "%u measurements\n", ag_usable_cpus(), nt, plan.nspecs, plan.nwaits, plan.nbase, nm, plan.njobs);
+    if (o.mpi)
+        fprintf(stderr, PROG ": --mpi: %u usable CPUs, %u rank counts x %u thread counts per rank, %u waits, "
+                        "%u methods: %u measurements, each under %s\n", ag_usable_cpus(), plan.nranks, nt, plan.nwaits,
+                nm, plan.njobs, plan.launcher[0]);
+    else
+        fprintf(stderr, PROG ": %u usable CPUs, %u thread counts, %u andgate specs x %u waits, %u baselines, %u methods: "
+                        "%u measurements\n", ag_usable_cpus(), nt, plan.nspecs, plan.nwaits, plan.nbase, nm, plan.njobs);
     static struct c2c_acc c2c;
     c2c_pass(plan.core, aff, na, o.rounds, 1, &c2c);
     char *results = NULL;

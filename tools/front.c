@@ -24,6 +24,10 @@ static void failed_record(FILE *res, const struct front_run *r, const struct ag_
     struct ag_record rec = { .impl = name, .kind = j->kind, .wait = strcmp(j->kind, "baseline") ? j->wait : "default",
                              .pinning = r->o->pin, .method = j->method, .threads = j->threads, .mean_ns = -1,
                              .error = why };
+    if (j->ranks) { /* bench --mpi: threads is the job's total; the OS places them */
+        rec.threads = j->ranks * j->threads, rec.ranks = j->ranks, rec.threads_per_rank = j->threads;
+        rec.mpi_node = j->node, rec.pinning = "none";
+    }
     ag_record_begin(res, &rec);
     ag_record_end(res, &rec);
 }
@@ -68,9 +72,14 @@ unsigned front_run_jobs(const struct front_run *r, char **records)
     for (unsigned k = 0; k < r->njobs; k++) {
         const struct ag_job *j = &r->jobs[k];
         double el = ag_now_s() - t0, eta = k ? el / k * (r->njobs - k) : 0;
+        char shape[32]; /* bench --mpi: ranks x threads per rank */
+        if (j->ranks)
+            snprintf(shape, sizeof shape, "%ux%u", j->ranks, j->threads);
+        else
+            snprintf(shape, sizeof shape, "%u", j->threads);
         if (progress) /* one line rewritten in place on a terminal, a line per measurement in a log */
-            fprintf(stderr, "%s[%3u/%u] %-7s %-30.30s threads %-4u elapsed %3.0fs  ETA %3.0fs%s", tty ? "\r" : "", k + 1,
-                    r->njobs, j->method, j->spec ? j->spec : j->impl, j->threads, el, eta, tty ? " " : "\n");
+            fprintf(stderr, "%s[%3u/%u] %-7s %-30.30s threads %-5s elapsed %3.0fs  ETA %3.0fs%s", tty ? "\r" : "", k + 1,
+                    r->njobs, j->method, j->spec ? j->spec : j->impl, shape, el, eta, tty ? " " : "\n");
         int rc = run_job(r, j, res, !written, &c);
         failed += rc > 0;
         written += rc >= 0;

@@ -3,7 +3,8 @@
 Columns, in this fixed order (the schema's order of result properties; the C side may emit the same):
 
     impl, kind, threads, wait, pinning, method, median_ns, min_ns, p99_ns, mean_ns, median_cycles,
-    min_cycles, p99_cycles, cpu_ns_per_episode, episodes, describe, c2c_oneway_ns, settings,
+    min_cycles, p99_cycles, cpu_ns_per_episode, episodes, describe, c2c_oneway_ns, settings, ranks,
+    threads_per_rank, mpi_node (bench --mpi),
     jitter_delay_ns, late, oversubscribed, status, error
 
 A header row comes first; quoting follows RFC 4180 (Python's csv module, "\\r\\n" line ends). A field a
@@ -19,7 +20,8 @@ import io
 
 COLUMNS = ("impl", "kind", "threads", "wait", "pinning", "method", "median_ns", "min_ns", "p99_ns",
            "mean_ns", "median_cycles", "min_cycles", "p99_cycles", "cpu_ns_per_episode", "episodes",
-           "describe", "c2c_oneway_ns", "settings", "jitter_delay_ns", "late", "oversubscribed", "status", "error")
+           "describe", "c2c_oneway_ns", "settings", "ranks", "threads_per_rank", "mpi_node", "jitter_delay_ns", "late",
+           "oversubscribed", "status", "error")
 PRELOAD_COLUMNS = ("record", "name", "compiler", "runtime", "bind", "threads", "command", "plain", "preloaded",
                    "unit", "speedup", "ratio", "output_identical", "status", "error")
 

@@ -115,10 +115,11 @@ def short_impl(r):
 
 
 def series_labels(results):
-    """A label per result that tells series apart: the impl, plus wait / pinning / jitter delay
-    where one impl appears with more than one value of them in results. Returns {id(r): label}."""
+    """A label per result that tells series apart: the impl, plus wait / pinning / jitter delay (and for
+    bench --mpi ranks / node mode) where one impl appears with more than one value of them in results.
+    Returns {id(r): label}."""
     varying = {}
-    for key in ("wait", "pinning", "jitter_delay_ns", "late"):
+    for key in ("wait", "pinning", "jitter_delay_ns", "late", "ranks", "mpi_node"):
         per_impl = {}
         for r in results:
             per_impl.setdefault(r["impl"], set()).add(r.get(key))

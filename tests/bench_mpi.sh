@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# andgate bench --mpi end to end (registered only where CMake found MPI): a tiny grid of 2 ranks x 1 and
+# 2 threads, both node modes, both methods; the document validates against the schema and holds the
+# expected records, status ok, threads = ranks x threads_per_rank. Then a worker (mpirun) killed at a
+# tiny --timeout: a failed record, valid JSON, exit 1, and no rank of it left running. Behaviour only:
+# no timing is asserted. Usage: bench_mpi.sh BUILD SRC
+set -euo pipefail
+build=$1 src=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export PYTHONPATH="$src/python"
+"$build/bin/andgate" bench --mpi --ranks 2 --threads 1,2 --mpi-node both --episodes 200 --quick \
+  --json "$out/r.json" --report "$out/report" > "$out/log" 2>&1 || { cat "$out/log"; exit 1; }
+python3 -m andgate_report "$out/r.json" --validate
+python3 - "$out/r.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+got = {(r["method"], r["impl"], r["threads"], r.get("mpi_node")) for r in res}
+want = set()
+for m in ("latency", "epcc"):
+    for tpr in (1, 2):
+        for f in ("dissemination", "ibarrier"):
+            for node in ("shared", "rank"):
+                want.add((m, f"mpi:fused:{f}", 2 * tpr, node))
+        want.add((m, "mpi:three-step", 2 * tpr, None))
+    want.add((m, "mpi:MPI_Barrier", 2, None))
+assert got == want and len(res) == len(want), (sorted(got ^ want), len(res))
+for r in res:
+    assert r["status"] == "ok", r
+    assert r["ranks"] == 2 and r["threads"] == r["ranks"] * r["threads_per_rank"], r
+    assert r["median_ns"] > 0 and r["episodes"] > 0, r
+    assert r["kind"] == ("andgate" if r["impl"].startswith("mpi:fused:") else "baseline"), r
+    if r["impl"].startswith("mpi:fused:"):  # the barrier that ran says how many nodes it had
+        assert f"nodes={1 if r['mpi_node'] == 'shared' else 2} " in r["settings"], r
+print(f"bench --mpi: {len(res)} records ok")
+PY
+test -s "$out/report/index.html" && test -s "$out/report/latency.png" && test -s "$out/report/epcc.png"
+
+# a worker past its time limit: mpirun is stopped (SIGTERM, then SIGKILL), the record says so
+rc=0
+"$build/bin/andgate" bench --mpi --ranks 2 --threads 1 --method latency --episodes 100000000 --budget-ms 3600000 \
+  --timeout 2 --json "$out/f.json" > "$out/flog" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { echo "a killed worker: exit $rc, want 1"; cat "$out/flog"; exit 1; }
+python3 -m andgate_report "$out/f.json" --validate
+python3 - "$out/f.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+assert len(res) == 4, len(res)
+for r in res:
+    assert r["status"] == "failed" and "time limit" in r["error"], r
+    assert r["ranks"] == 2 and r["threads_per_rank"] == 1 and r["pinning"] == "none", r
+print("bench --mpi --timeout: 4 failed records, valid JSON")
+PY
+sleep 1
+if pgrep -f "bench-mpi --impl mpi:.* --episodes 100000000" > /dev/null; then
+  echo "a rank of a killed worker is still running"; pgrep -af bench-mpi; exit 1
+fi
+echo "1 passed, 0 failed"
