@@ -78,6 +78,15 @@ refused bench --mpi --threads 300
 refused bench --mpi --mpi-node nodes
 refused bench --mpi --wait nope
 refused bench --preload apps --mpi
+# as root without Open MPI's two override variables every mpirun would fail on its banner: refused at once
+if [ "$(id -u)" = 0 ] && [ -x "$build/libexec/andgate/bench-mpi" ]; then
+  saved=$(declare -p OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ANDGATE_MPIRUN 2> /dev/null)
+  unset OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ANDGATE_MPIRUN
+  refused bench --mpi --ranks 2 --threads 1
+  grep -q "running as root, which Open MPI's mpirun refuses" "$tmp/err" && pass=$((pass + 1)) ||
+    no "bench --mpi as root: the message does not say why: $(cat "$tmp/err")"
+  eval "$saved"
+fi
 grep -q "expected an integer in 1..100000000, got '-5'" <(cd "$tmp" && "$A" bench --episodes -5 2>&1) &&
   pass=$((pass + 1)) || no "--episodes -5: the message does not name the range and the value"
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "child.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -58,8 +59,19 @@ static void child_error(struct ag_child *c, int killed, int status, double limit
     size_t n = strlen(tail);
     while (n && tail[n - 1] == '\n')
         tail[--n] = '\0';
-    char *last = strrchr(tail, '\n');
-    snprintf(c->error, sizeof c->error, "%s%s%s", why, n ? ": " : "", last ? last + 1 : tail);
+    /* the last line that says something (a launcher's banner ends in a rule of dashes) */
+    char *last = NULL;
+    for (char *line = tail; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        size_t len = strcspn(line, "\n");
+        for (size_t k = 0; k < len; k++)
+            if (isalnum((unsigned char)line[k])) {
+                last = line;
+                break;
+            }
+    }
+    if (last)
+        last[strcspn(last, "\n")] = '\0';
+    snprintf(c->error, sizeof c->error, "%s%s%s", why, last ? ": " : "", last ? last : "");
 }
 
 /* Ends a child past its time limit and reaps it: SIGTERM first (mpirun, a bench --mpi worker, then ends

@@ -146,6 +146,11 @@ static void check_mpi_options(int argc, char **argv, struct ag_exp *o)
         o->method = "latency|epcc";
     if (!o->threads)
         o->threads = "1,2"; /* per rank */
+    /* Open MPI's mpirun refuses root unless both variables say so; every job would fail on its banner */
+    const char *allow = getenv("OMPI_ALLOW_RUN_AS_ROOT"), *confirm = getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM");
+    if (geteuid() == 0 && !getenv("ANDGATE_MPIRUN") && !(allow && !strcmp(allow, "1") && confirm && !strcmp(confirm, "1")))
+        ag_usage_error(PROG, "--mpi: running as root, which Open MPI's mpirun refuses; run as another user, or set "
+                             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or ANDGATE_MPIRUN)");
 }
 
 /* The command line into o over bench's defaults, checked whole: methods and thread counts resolved.
