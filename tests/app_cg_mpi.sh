@@ -16,6 +16,9 @@ shift 2
 iters=310 trials=2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Open MPI's session directory under a private TMPDIR: concurrent mpiruns as the same user (ctest -j2,
+# other jobs) otherwise race on creating /tmp/ompi.<host>.<uid> ("mkdir ... File exists", orte_init fails)
+export TMPDIR="$tmp"
 bad=0
 
 OMP_NUM_THREADS=1 timeout 120 "$ref" -i $iters > "$tmp/ref.out" 2> "$tmp/ref.err" || fail "$ref -i $iters failed"
