@@ -27,7 +27,10 @@
  */
 #include "subutai_fsm.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "machine.h"
 
 #define C0(i) (3u * (i))
 #define C1(i) (3u * (i) + 1u)
@@ -62,6 +65,24 @@ static void inject(struct suf *s, unsigned thread)
     r->cyc++;
     if (r->npkt < SUF_MAXPKT)
         r->pkt[r->npkt++] = (struct suf_pkt){thread, s->p.entry + r->mops * s->p.m + r->cyc * s->p.c};
+}
+
+int suf_params_load(const struct sim_machine *m, struct suf_params *p, char *err, size_t errlen)
+{
+    double nc, ne;
+    if (sim_machine_param(m, "devices.subutai_ni.c", &p->c, err, errlen) ||
+        sim_machine_param(m, "devices.subutai_ni.m", &p->m, err, errlen) ||
+        sim_machine_param(m, "devices.subutai_ni.fsm_entry", &p->entry, err, errlen) ||
+        sim_machine_param(m, "devices.subutai_ni.fsm_exit", &p->exit, err, errlen) ||
+        sim_machine_param(m, "devices.subutai_ni.spm_control_structures", &nc, err, errlen) ||
+        sim_machine_param(m, "devices.subutai_ni.spm_queue_entries", &ne, err, errlen))
+        return -1;
+    if (nc != SUF_NCTRL || ne != SUF_NENT) {
+        snprintf(err, errlen, "subutai FSM: the SPM model holds %d control structures and %d entries, the machine "
+                 "says %g and %g", SUF_NCTRL, SUF_NENT, nc, ne);
+        return -1;
+    }
+    return 0;
 }
 
 void suf_init(struct suf *s, const struct suf_params *p, unsigned nent)

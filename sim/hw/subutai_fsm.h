@@ -16,6 +16,7 @@
 #ifndef AG_SIM_SUBUTAI_FSM_H
 #define AG_SIM_SUBUTAI_FSM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SUF_NCTRL 4     /* control structures in 1 KiB (004 §V-B) */
@@ -82,6 +83,12 @@ struct suf {
 };
 
 enum { SUF_BRK_NONE, SUF_BRK_LIFO, SUF_BRK_LEAK, SUF_BRK_BARRIER_EARLY };
+
+struct sim_machine;
+/* c, m, FSMentry, FSMexit from the machine's devices.subutai_ni (sim/machines/noc64.json, each sourced to
+ * 004), refusing (-1, message in err) a machine without them or whose spm_control_structures and
+ * spm_queue_entries are not this model's 4 and 122. */
+int suf_params_load(const struct sim_machine *m, struct suf_params *p, char *err, size_t errlen);
 
 /* An empty SPM with nent (<= SUF_NENT) queue entries in the free list; nent < SUF_NENT only in tests. */
 void suf_init(struct suf *s, const struct suf_params *p, unsigned nent);

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../sim/hw/subutai_fsm.h"
+#include "subutai_fsm.h"
 
 #define TM 8
 enum { RUN, W_MX, W_CV, W_BAR };

@@ -5,6 +5,8 @@
  *                             FSMentry = 4, FSMexit = 1 ns) as printed and as Table III's formula, and Table
  *                             III's formula for a second parameter set. A row must equal 004's figure, or, for
  *                             the three rows listed in `dev` (docs/sim-hw.md says why), the model's own formula.
+ *                             Also: noc64.json's devices.subutai_ni are Table IV's values; the injection times
+ *                             (printed); the defined error answers (status, in or before the FSM, cost).
  *   test_subutai_fsm random N N random schedules against a reference (subutai_fsm_random.c)
  *   test_subutai_fsm broken   each deliberate breakage (SUF_BRK_*) must make the random schedules fail
  */
@@ -13,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/hw/subutai_fsm.h"
+#include "subutai_fsm.h"
+#include "machine.h"
 
 int suf_random(unsigned seeds, unsigned brk, int verbose);
 
@@ -243,8 +246,28 @@ static void check_errors(void)
     expect("barrier wait, no free entry", go(&s, SUF_BARRIER_WAIT, b, 5, 0), SUF_EAGAIN, 1, p->m + p->c + fix);
 }
 
+/* Table IV's parameters are the machine file's (noc64.json, devices.subutai_ni, sourced to 004). */
+static void check_machine(void)
+{
+    struct sim_machine m;
+    struct suf_params p;
+    char err[512];
+    if (sim_machine_load(AG_TEST_MACHINES "/noc64.json", &m, err, sizeof err) ||
+        suf_params_load(&m, &p, err, sizeof err)) {
+        printf("FAIL: noc64: %s\n", err);
+        fails++;
+        return;
+    }
+    int ok = p.c == PA.c && p.m == PA.m && p.entry == PA.entry && p.exit == PA.exit;
+    printf("noc64.json devices.subutai_ni: c = %g, m = %g, FSMentry = %g, FSMexit = %g ns: %s\n", p.c, p.m, p.entry,
+           p.exit, ok ? "Table IV's" : "FAIL, not Table IV's");
+    fails += !ok;
+    sim_machine_free(&m);
+}
+
 static int table(void)
 {
+    check_machine();
     const struct pset *ps[] = {&PA, &PB};
     for (int k = 0; k < 2; k++) {
         const struct pset *p = ps[k];
