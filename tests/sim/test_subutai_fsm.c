@@ -265,6 +265,35 @@ static void check_machine(void)
     sim_machine_free(&m);
 }
 
+/* Cases between best and worst, with the access counts docs/sim-hw.md states (Table IV's parameters). */
+static void check_between(void)
+{
+    static struct suf s;
+    const struct pset *p = &PA;
+    struct {
+        const char *what;
+        struct suf_res r;
+        unsigned mops, cyc;
+    } c[5];
+    fresh(&s, p);
+    unsigned mx = mk(&s, SUF_MUTEX, 0), b = mk(&s, SUF_BARRIER, 4);
+    go(&s, SUF_LOCK, mx, 1, 0);
+    c[0].r = go(&s, SUF_LOCK, mx, 2, 0), c[0].what = "lock queued, empty queue", c[0].mops = 9, c[0].cyc = 0;
+    c[1].r = go(&s, SUF_UNLOCK, mx, 1, 0), c[1].what = "unlock to the only waiter", c[1].mops = 8, c[1].cyc = 1;
+    c[2].r = go(&s, SUF_BARRIER_WAIT, b, 1, 0), c[2].what = "barrier 1st arrival", c[2].mops = 10, c[2].cyc = 0;
+    c[3].r = go(&s, SUF_BARRIER_WAIT, b, 2, 0), c[3].what = "barrier 2nd arrival", c[3].mops = 12, c[3].cyc = 0;
+    go(&s, SUF_BARRIER_WAIT, b, 3, 0);
+    c[4].r = go(&s, SUF_BARRIER_WAIT, b, 4, 0), c[4].what = "barrier last of 4 (3 queued)";
+    c[4].mops = 1 + 2 * 11 + 9, c[4].cyc = 1 + 3 * 3;
+    for (int i = 0; i < 5; i++) {
+        double t = p->entry + c[i].mops * p->m + c[i].cyc * p->c + p->exit;
+        int ok = c[i].r.mops == c[i].mops && c[i].r.cyc == c[i].cyc && fabs(c[i].r.t - t) < 1e-9;
+        printf("  between %-30s model %6.1f ns (%2u m + %2u c)  %s\n", c[i].what, c[i].r.t, c[i].r.mops, c[i].r.cyc,
+               ok ? "ok" : "FAIL");
+        fails += !ok;
+    }
+}
+
 static int table(void)
 {
     check_machine();
@@ -279,6 +308,7 @@ static int table(void)
         check_packets(p);
     }
     print_injections();
+    check_between();
     check_errors();
     printf("%s\n", fails ? "FAIL" : "ok");
     return fails != 0;
