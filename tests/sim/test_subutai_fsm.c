@@ -259,8 +259,8 @@ static void check_machine(void)
         return;
     }
     int ok = p.c == PA.c && p.m == PA.m && p.entry == PA.entry && p.exit == PA.exit;
-    printf("noc64.json devices.subutai_ni: c = %g, m = %g, FSMentry = %g, FSMexit = %g ns: %s\n", p.c, p.m, p.entry,
-           p.exit, ok ? "Table IV's" : "FAIL, not Table IV's");
+    printf("noc64.json devices.subutai_ni: c = %g, m = %g, FSMentry = %g, FSMexit = %g ns: %s\n", p.c, p.m,
+           p.entry, p.exit, ok ? "Table IV's" : "FAIL, not Table IV's");
     fails += !ok;
     sim_machine_free(&m);
 }
@@ -288,8 +288,8 @@ static void check_between(void)
     for (int i = 0; i < 5; i++) {
         double t = p->entry + c[i].mops * p->m + c[i].cyc * p->c + p->exit;
         int ok = c[i].r.mops == c[i].mops && c[i].r.cyc == c[i].cyc && fabs(c[i].r.t - t) < 1e-9;
-        printf("  between %-30s model %6.1f ns (%2u m + %2u c)  %s\n", c[i].what, c[i].r.t, c[i].r.mops, c[i].r.cyc,
-               ok ? "ok" : "FAIL");
+        printf("  between %-30s model %6.1f ns (%2u m + %2u c)  %s\n", c[i].what, c[i].r.t, c[i].r.mops,
+               c[i].r.cyc, ok ? "ok" : "FAIL");
         fails += !ok;
     }
 }
