@@ -74,7 +74,7 @@ static void ref_unlock(struct ref *f)
 }
 
 /* The reference's prediction of request q (fills est, exp). */
-static void predict(struct ref *f, const struct suf_req *q, unsigned X)
+static void predict(struct ref *f, const struct suf_req *q)
 {
     unsigned t = q->thread;
     f->nexp = 0;
@@ -144,7 +144,6 @@ static void predict(struct ref *f, const struct suf_req *q, unsigned X)
     default:
         break;
     }
-    (void)X;
 }
 
 static unsigned seen_st[SUF_EBUSY + 1]; /* statuses met, for the coverage line */
@@ -179,7 +178,7 @@ static void step(struct run *u, unsigned k, enum suf_op op, unsigned t)
     struct suf_req q = {.op = op, .thread = t, .mutex = u->mx,
                         .id = op == SUF_BARRIER_WAIT ? u->b : op == SUF_LOCK || op == SUF_UNLOCK ? u->mx : u->cv};
     static struct suf_res r;
-    predict(f, &q, 0);
+    predict(f, &q);
     suf_request(&u->s, &q, &r);
     seen_st[r.st]++;
     if (r.st != f->est || r.npkt != f->nexp)
