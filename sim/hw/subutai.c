@@ -24,6 +24,9 @@
  *     interconnect.parameters.sync_packet_flits flits (its tail, one flit per NI cycle c), 0 on the host.
  *   The OS driver and interrupt path around the NI (004 §IV) is not modeled: no source gives its cost.
  *
+ * The FSM itself, serving mutexes and conditions too, with its SPM and per-access costs: subutai_fsm.c (not
+ * used here yet; docs/sim-hw.md compares the two).
+ *
  * Refuses a machine without devices.subutai_ni (only noc64 has it) or interconnect coordinates, and more
  * than spm_queue_entries + 1 participants (the SPM queue holds the waiting threads, 004 §V-A).
  */
