@@ -9,7 +9,7 @@ build=$1 src=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export PYTHONPATH="$src/python"
-"$build/bin/andgate" bench --mpi --ranks 2 --threads 1,2 --mpi-node both --episodes 200 --quick \
+"$build/bin/andgate" bench --mpi --ranks 2 --threads 1,2 --mpi-node both --episodes 200 --quick --timeout 120 \
   --json "$out/r.json" --report "$out/report" > "$out/log" 2>&1 || { cat "$out/log"; exit 1; }
 python3 -m andgate_report "$out/r.json" --validate
 python3 - "$out/r.json" <<'PY'
@@ -51,7 +51,12 @@ for r in res:
     assert r["ranks"] == 2 and r["threads_per_rank"] == 1 and r["pinning"] == "none", r
 print("bench --mpi --timeout: 4 failed records, valid JSON")
 PY
-sleep 1
+# the ranks go with their mpirun; on a loaded machine that can take a while (liveness, not timing: up
+# to 30 s before it counts as a leak)
+for _ in $(seq 60); do
+  pgrep -f "bench-mpi --impl mpi:.* --episodes 100000000" > /dev/null || break
+  sleep 0.5
+done
 if pgrep -f "bench-mpi --impl mpi:.* --episodes 100000000" > /dev/null; then
   echo "a rank of a killed worker is still running"; pgrep -af bench-mpi; exit 1
 fi
