@@ -121,12 +121,9 @@ def wake_order(by, f):
     return "; ".join(shown) or "-", _verdict(oks)
 
 
-def numa_scales(by, f):
-    res = by.get(f["machine"])
-    if not res:
-        return "-", "not simulated"
-    a, b = f["algorithm_spec"]
-    upto = int(f["threads"][2:])
+def _same_then_lower(res, a, b, upto, beyond, margin):
+    """(shown, verdict): b equal to a at counts up to `upto`, lower than a by more than `margin` where
+    beyond(t)."""
     shown, oks = [], []
     for t in counts(res, a):
         x, y = lat(res, a, t), lat(res, b, t)
@@ -134,12 +131,20 @@ def numa_scales(by, f):
             continue
         if t <= upto:
             oks.append(_equal(x, y))
-        elif t == 64:
-            oks.append(y < x)
+        elif beyond(t):
+            oks.append(y < x * (1 - margin))
         else:
             continue
-        shown.append(f"{t}: tree {x:.0f} / numa {y:.0f}")
+        shown.append(f"{t}: {a.split(':')[0]} {x:.0f} / {b.split(':')[0]} {y:.0f}")
     return ", ".join(shown) or "-", _verdict(oks)
+
+
+def numa_scales(by, f):
+    res = by.get(f["machine"])
+    if not res:
+        return "-", "not simulated"
+    a, b = f["algorithm_spec"]  # binary tree, NUMA-aware tree: equal up to the count, NUMA lower at 64
+    return _same_then_lower(res, a, b, int(f["threads"][2:]), lambda t: t == 64, 0)
 
 
 def numa_offset(by, f):
@@ -191,19 +196,9 @@ def hybrid_vs_dissem(by, f):
     res = by.get(f["machine"])
     if not res:
         return "-", "not simulated"
-    shown, oks = [], []
-    for t in counts(res, "hybrid"):
-        h, d = lat(res, "hybrid", t), lat(res, "dissemination:ways=1", t)
-        if d is None or t < 2:
-            continue
-        if t <= f["threads"]["similar_up_to"]:
-            oks.append(_equal(h, d))
-        elif t > f["threads"]["hybrid_lower_above"]:
-            oks.append(h < d * (1 - EQUAL))
-        else:
-            continue
-        shown.append(f"{t}: hybrid {h:.0f} / dissemination {d:.0f}")
-    return ", ".join(shown) or "-", _verdict(oks)
+    th = f["threads"]
+    return _same_then_lower(res, "dissemination:ways=1", "hybrid", th["similar_up_to"],
+                            lambda t: t > th["hybrid_lower_above"], EQUAL)
 
 
 def harp_close_to_omp(by, f):
