@@ -7,20 +7,20 @@
 
 /* When waiter w resumes after a store at t, under the wait policy (engine.h, sim_opts): at once while
  * it spins, within one sched_yield while it yields, a wake-up latency after the futex_wake while it
- * sleeps (and not before it finished falling asleep). *asleep: it was asleep (then only a store to its
- * own flag wakes it, and the storer pays the futex_wake). */
-static double resume_at(const struct sim *s, const struct part *w, double t, int *asleep)
+ * sleeps (and not before it finished falling asleep). *asleep_at: when it fell asleep, or -1 if it did
+ * not (a sleeper wakes only for a store to its own flag, and the storer pays the futex_wake). */
+static double resume_at(const struct sim *s, const struct part *w, double t, double *asleep_at)
 {
     const struct sim_opts *o = s->o;
     const double *os = s->m->os_ns;
     double spun = w->wait_t0 + o->spin_ns, yielded = spun + o->yield_ns;
-    *asleep = 0;
+    *asleep_at = -1;
     if (!o->sleeps || t < spun)
         return t;
     if (t < yielded)
-        return t + os[4] / 2; /* yield: on average half a sched_yield until the next poll */
-    *asleep = 1;
-    double up = t + os[2], down = yielded + os[0]; /* wakeup; futex_wait */
+        return t + os[SIM_OS_YIELD] / 2; /* on average half a sched_yield until the next poll */
+    *asleep_at = yielded;
+    double up = t + os[SIM_OS_WAKEUP], down = yielded + os[SIM_OS_FUTEX_WAIT];
     return up > down ? up : down;
 }
 
@@ -34,17 +34,17 @@ void sim_wake_line(struct sim *s, uint32_t i)
     int woke_sleeper = 0, keep = -1;
     for (int q = l->waiters; q >= 0;) {
         struct part *w = &s->part[q];
-        int next = w->next_waiter, asleep;
-        double r = resume_at(s, w, t, &asleep);
-        if (asleep && w->wait_slot != i && !s->slots[s->run.fl.broken]) { /* not its flag: sleeps on */
+        int next = w->next_waiter;
+        double asleep_at, r = resume_at(s, w, t, &asleep_at);
+        if (asleep_at >= 0 && w->wait_slot != i && !s->slots[s->run.fl.broken]) { /* not its flag: sleeps on */
             w->next_waiter = keep;
             keep = q;
             q = next;
             continue;
         }
-        if (asleep) {
+        if (asleep_at >= 0) {
             woke_sleeper = 1;
-            w->slept += r - (w->wait_t0 + s->o->spin_ns + s->o->yield_ns);
+            w->slept += r - asleep_at;
         }
         w->state = RUNNABLE;
         w->next_waiter = -1;
@@ -55,7 +55,7 @@ void sim_wake_line(struct sim *s, uint32_t i)
     }
     l->waiters = keep;
     if (woke_sleeper) /* the releaser's FUTEX_WAKE (the library calls it only when the flag has sleepers) */
-        s->part[s->cur].clock += s->m->os_ns[1];
+        s->part[s->cur].clock += s->m->os_ns[SIM_OS_FUTEX_WAKE];
 }
 
 uint64_t sim_load(const ag_flags_t *f, uint32_t i)

@@ -12,8 +12,8 @@
 #ifndef AG_SIM_MACHINE_H
 #define AG_SIM_MACHINE_H
 
-/* $.os entries, in this order: futex_wait, futex_wake, wakeup, context_switch, yield */
-enum { SIM_OS_N = 5 };
+/* $.os entries, indices of sim_machine.os_ns and sim_os_names */
+enum { SIM_OS_FUTEX_WAIT, SIM_OS_FUTEX_WAKE, SIM_OS_WAKEUP, SIM_OS_CONTEXT_SWITCH, SIM_OS_YIELD, SIM_OS_N };
 extern const char *const sim_os_names[SIM_OS_N];
 
 #include <stddef.h>

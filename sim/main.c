@@ -63,7 +63,7 @@ static int list_machines(void)
 }
 
 /* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
- * pin, the cache groups they occupy, and a spinning wait (the only kind the simulator models). */
+ * pin, the cores and cache groups they occupy, and whether the wait policy spins. */
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];

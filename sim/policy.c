@@ -45,9 +45,9 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
         break;
     }
     so->sleeps = 1;
-    static const int needs[] = { 0, 1, 2, 4 }; /* futex_wait, futex_wake, wakeup, yield */
+    static const int needs[] = { SIM_OS_FUTEX_WAIT, SIM_OS_FUTEX_WAKE, SIM_OS_WAKEUP, SIM_OS_YIELD };
     for (unsigned k = 0; k < sizeof needs / sizeof needs[0]; k++) {
-        int want = needs[k] == 4 ? so->yield_ns > 0 : wp.kind != AG_W_YIELD;
+        int want = needs[k] == SIM_OS_YIELD ? so->yield_ns > 0 : wp.kind != AG_W_YIELD;
         if (want && m->os_ns[needs[k]] < 0) {
             snprintf(err, len, "--wait %s: machine %s has no os.%s (andgate info --measure writes the os block for "
                      "this host; the papers give none for theirs)", wait, m->name, sim_os_names[needs[k]]);

@@ -136,7 +136,8 @@ int main(int argc, char **argv)
         if (sim_machine_load(machines[i], &ms[i], err, sizeof err))
             return printf("FAIL loading %s: %s\n", machines[i], err), 1;
     for (unsigned i = 0; i < NM; i++) { /* OS costs for the sleeping mode (the paper machines have none) */
-        static const double os[SIM_OS_N] = { 300, 200, 2000, 3000, 500 };
+        static const double os[SIM_OS_N] = { [SIM_OS_FUTEX_WAIT] = 300, [SIM_OS_FUTEX_WAKE] = 200, [SIM_OS_WAKEUP] = 2000,
+                                             [SIM_OS_CONTEXT_SWITCH] = 3000, [SIM_OS_YIELD] = 500 };
         memcpy(ms[i].os_ns, os, sizeof os);
     }
     check_listed();
