@@ -85,30 +85,6 @@ struct run {
     _Atomic int epcc_stop;
 };
 
-static volatile unsigned delay_sink;
-
-/* EPCC's delay(): a loop the compiler keeps, of calibrated length */
-static void delay(unsigned len)
-{
-    for (unsigned i = 0; i < len; i++)
-        __asm__ __volatile__("" ::: "memory");
-    delay_sink = len;
-}
-
-static unsigned calibrate_delay(uint64_t target_ns)
-{
-    unsigned len = 1024;
-    for (;;) {
-        uint64_t t0 = bench_mono_ns();
-        for (int r = 0; r < 100; r++)
-            delay(len);
-        uint64_t dt = (bench_mono_ns() - t0) / 100;
-        if (dt >= 20000 || len >= (1u << 30))
-            return (unsigned)((double)len * (double)target_ns / (double)(dt ? dt : 1)) + 1;
-        len *= 4;
-    }
-}
-
 static double thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -173,7 +149,7 @@ static double epcc_once(struct run *r, unsigned tid, int with_barrier)
     sync_all(r, tid);
     uint64_t t0 = bench_mono_ns();
     for (unsigned j = 0; j < r->inner; j++) {
-        delay(r->delay_len);
+        bench_delay(r->delay_len);
         if (with_barrier)
             r->p->impl->wait(r->ctx, tid);
     }
@@ -297,7 +273,7 @@ int bench_run(const struct bench_params *p, struct bench_result *res)
         snprintf(res->error + strlen(res->error), sizeof res->error - strlen(res->error), " (%s)", res->desc);
     } else {
         if (p->method == BM_EPCC)
-            r.delay_len = calibrate_delay(EPCC_DELAY_NS);
+            r.delay_len = bench_calibrate_delay(EPCC_DELAY_NS);
         struct c2c_result c2c;
         if (p->method == BM_LATENCY && p->n >= 2 && cpu[0] >= 0 && cpu[1] >= 0 && cpu[0] != cpu[1] &&
             c2c_measure(cpu[0], cpu[1], 2000, &c2c) == 0)

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "andgate_mpi.h"
+#include "clock.h"
 #include "counts.h"
 #include "experiment.h"
 #include "record.h"
@@ -41,18 +42,13 @@ static struct {
     enum variant v, run; /* the job's barrier; what the timed loop runs (it, or REFERENCE) */
     int epcc;
     unsigned threads, per_rep;
-    unsigned long delay_iters;
+    unsigned delay_len; /* epcc: bench_delay's length for about 100 ns of compute (EPCC's default) */
     ag_mpi_barrier_t *fused;
     ag_barrier_t *local;
     double ns; /* rank 0's tid 0: time of the timed loop */
 } M;
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+static double now_ns(void) { return (double)bench_mono_ns(); }
 
 static double cpu_ns(void)
 {
@@ -61,32 +57,10 @@ static double cpu_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* EPCC's delay: a fixed amount of compute, calibrated at start to about 100 ns */
-static void delay(unsigned long iters)
-{
-    volatile double x = 1.0;
-    for (unsigned long i = 0; i < iters; i++)
-        x = x * 1.0000001 + 1e-9;
-}
-
-static unsigned long calibrate_delay(void)
-{
-    unsigned long n = 1000;
-    double t;
-    do {
-        n *= 2;
-        t = now_ns();
-        delay(n);
-        t = now_ns() - t;
-    } while (t < 2e6 && n < (1ul << 40));
-    unsigned long iters = (unsigned long)(n * 100.0 / t);
-    return iters ? iters : 1;
-}
-
 static void episode(unsigned tid)
 {
     if (M.epcc)
-        delay(M.delay_iters);
+        bench_delay(M.delay_len);
     switch (M.run) {
     case FUSED_DIS:
     case FUSED_IBAR:
@@ -230,7 +204,7 @@ int main(int argc, char **argv)
     double r[REPS_MAX], cpu = 0;
     unsigned n = 0;
     if (!rc) {
-        M.delay_iters = M.epcc ? calibrate_delay() : 0;
+        M.delay_len = M.epcc ? bench_calibrate_delay(100) : 0;
         n = measure(M.v, o.budget_ms * 1e6, r, &cpu);
     }
     char settings[1024] = "";

@@ -48,3 +48,26 @@ void bench_clock_init(void)
     }
 #endif
 }
+
+static volatile unsigned delay_sink;
+
+void bench_delay(unsigned len)
+{
+    for (unsigned i = 0; i < len; i++)
+        __asm__ __volatile__("" ::: "memory");
+    delay_sink = len;
+}
+
+unsigned bench_calibrate_delay(uint64_t target_ns)
+{
+    unsigned len = 1024;
+    for (;;) {
+        uint64_t t0 = bench_mono_ns();
+        for (int r = 0; r < 100; r++)
+            bench_delay(len);
+        uint64_t dt = (bench_mono_ns() - t0) / 100;
+        if (dt >= 20000 || len >= (1u << 30))
+            return (unsigned)((double)len * (double)target_ns / (double)(dt ? dt : 1)) + 1;
+        len *= 4;
+    }
+}

@@ -22,6 +22,11 @@ extern struct bench_clock bench_clk;
 /* Decide the clock and calibrate (about 50 ms); call once before measuring. */
 void bench_clock_init(void);
 
+/* EPCC's delay(): a loop of len iterations the compiler keeps (the compute between two barriers) */
+void bench_delay(unsigned len);
+/* The len of bench_delay that takes about target_ns on this CPU (measured now, in CLOCK_MONOTONIC). */
+unsigned bench_calibrate_delay(uint64_t target_ns);
+
 static inline uint64_t bench_mono_ns(void)
 {
     struct timespec ts;
