@@ -158,7 +158,7 @@ int ag_spec_parse(const struct ag_table *t, const char *s, struct ag_spec *out, 
         size_t il = strcspn(p, ",");
         size_t kl = strcspn(p, "=,");
         if (kl == il)
-            return fail(msg, msglen, "%s: '%.*s' is not key=value", kind->name, (int)(il > 64 ? 64 : il), p);
+            return fail(msg, msglen, "%s: '%.*s' is not key=value; expected key=value", kind->name, (int)(il > 64 ? 64 : il), p);
         unsigned j;
         for (j = 0; (k = ag_spec_key(t, kind, j)); j++)
             if (strlen(k->name) == kl && strncmp(k->name, p, kl) == 0)

@@ -1,46 +1,44 @@
-/* spec.c — libandgate-mpi's strings: the inter-node spec "mpi:inter=dissemination|ibarrier", the
- * ANDGATE_MPI_NODE switch, and the messages for its return codes.
- * The spec has one name and one key, so it gets a parser of its own, written like src/spec.c's
- * grammar (name[:key=value]) and with messages of the same form: what was wrong, what was expected. */
+/* spec.c — libandgate-mpi's strings: the inter-node spec "mpi:inter=dissemination|ibarrier" (read by
+ * the library's one spec parser, src/spec.c, with a table of one kind), the ANDGATE_MPI_NODE switch,
+ * and the messages for its return codes. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "spec.h"
 
-static const char *const inter_names[] = { "dissemination", "ibarrier" };
-#define EXPECTED "expected mpi, mpi:inter=dissemination or mpi:inter=ibarrier"
+/* in enum ag_mpi_inter order */
+static const char *const inter_names[] = { "dissemination", "ibarrier", NULL };
+static const struct ag_key mpi_keys[] = {
+    AG_KEY_WORD("inter", inter_names, "dissemination",
+                "how node leaders meet: zero-byte messages in dissemination rounds, or MPI_Ibarrier"),
+    { 0 },
+};
+static const struct ag_kind mpi_kind = { "mpi", "one barrier over the threads of every MPI rank", "000 §4", mpi_keys };
+static const struct ag_kind *mpi_get(unsigned i)
+{
+    (void)i;
+    return &mpi_kind;
+}
+static const struct ag_table mpi_table = { "mpi spec", 1, mpi_get, NULL };
 
 const char *ag_mpi_inter_name(enum ag_mpi_inter k)
 {
     return inter_names[k];
 }
 
-static int fail(char *msg, size_t msglen, const char *fmt, const char *what)
-{
-    if (msg && msglen)
-        snprintf(msg, msglen, fmt, what);
-    return EINVAL;
-}
-
 /* NULL, "" and "auto" are the default (dissemination); otherwise "mpi" or "mpi:inter=NAME". */
 int ag_mpi_spec_parse(const char *s, enum ag_mpi_inter *out, char *msg, size_t msglen)
 {
     *out = AG_MPI_DISSEMINATION;
-    if (!s || !*s || !strcmp(s, "auto") || !strcmp(s, "mpi"))
+    if (!s || !*s || !strcmp(s, "auto"))
         return 0;
-    if (strncmp(s, "mpi:", 4))
-        return fail(msg, msglen, "mpi spec '%s': unknown name; " EXPECTED, s);
-    const char *kv = s + 4;
-    if (strncmp(kv, "inter=", 6))
-        return fail(msg, msglen, "mpi spec: unknown key in '%s'; the one key is inter; " EXPECTED, kv);
-    const char *v = kv + 6;
-    for (unsigned k = 0; k < sizeof inter_names / sizeof *inter_names; k++)
-        if (!strcmp(v, inter_names[k])) {
-            *out = (enum ag_mpi_inter)k;
-            return 0;
-        }
-    return fail(msg, msglen, "mpi spec: bad value '%s' for inter; expected dissemination or ibarrier", v);
+    struct ag_spec sp;
+    int rc = ag_spec_parse(&mpi_table, s, &sp, msg, msglen);
+    if (!rc)
+        *out = (enum ag_mpi_inter)ag_word(sp.val[0]);
+    return rc;
 }
 
 int ag_mpi_spec_check(const char *spec, char *msg, size_t msglen)
