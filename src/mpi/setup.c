@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "mpi_internal.h"
-#include "wait.h" /* AG_AUTO_SPIN_NS, AG_AUTO_YIELD_NS: libandgate's auto rule */
+#include "spec.h"
+#include "wait.h" /* libandgate's auto rule, resolved here against the node */
 
 #define AG_MPI_ALIGN 64 /* ag_barrier_init_shm wants 64-byte aligned memory */
 
@@ -102,8 +103,8 @@ static int count_threads(struct ag_mpi_barrier *b)
  * cores, so a rank alone may see 1 CPU while the node barrier has 2 participants on 2 CPUs, and would
  * then never spin (a 12 us median instead of 0.24 us per episode here, docs/mpi.md). The node's CPUs:
  * the union of its ranks' affinity masks, capped by the sum of their ag_usable_cpus() (cgroup quotas).
- * The outcomes are the rule's own: spin AG_AUTO_SPIN_NS when the participants fit, else yield
- * AG_AUTO_YIELD_NS; then sleep. Collective on the node; node rank 0's choice is the one used. */
+ * The rule itself (ag_wait_resolve) decides, with those CPUs as the usable ones. Collective on the node;
+ * node rank 0's choice is the one used. */
 static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *buf, size_t len)
 {
     cpu_set_t mine, all;
@@ -120,10 +121,12 @@ static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *bu
         cpus = node_usable;
     if (b->node_rank != 0 || (w && *w && strcmp(w, "auto")) || cpus == 0)
         return 0; /* not auto, or nothing known: libandgate decides */
-    if (b->node_threads <= cpus)
-        snprintf(buf, len, "hybrid:spin_ns=%u,yield_ns=0", AG_AUTO_SPIN_NS);
-    else
-        snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
+    struct ag_spec sp;
+    struct ag_waitpol wp;
+    if (ag_spec_parse(&ag_wait_table, "auto", &sp, NULL, 0))
+        return EINVAL; /* cannot happen: "auto" is a wait policy */
+    ag_wait_resolve(&sp, b->node_threads, (unsigned)cpus, &wp);
+    ag_wait_format(&wp, buf, len);
     ncfg->wait = buf;
     return 0;
 }
