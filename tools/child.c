@@ -61,13 +61,12 @@ static void child_error(struct ag_child *c, int killed, int status, double limit
         tail[--n] = '\0';
     /* the last line that says something (a launcher's banner ends in a rule of dashes) */
     char *last = NULL;
-    for (char *line = tail; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    for (char *line = tail; *line;) {
         size_t len = strcspn(line, "\n");
-        for (size_t k = 0; k < len; k++)
-            if (isalnum((unsigned char)line[k])) {
+        for (size_t k = 0; k < len && last != line; k++)
+            if (isalnum((unsigned char)line[k]))
                 last = line;
-                break;
-            }
+        line += len + (line[len] == '\n');
     }
     if (last)
         last[strcspn(last, "\n")] = '\0';
@@ -141,7 +140,7 @@ int ag_child_run(char *const argv[], char *const envp[], double limit_s, struct 
     pid_t pid = fork();
     if (pid == 0) {
         dup2(po[1], 1), dup2(pe[1], 2);
-        execve(argv[0], argv, envp);
+        execvpe(argv[0], argv, envp); /* a bare name (ANDGATE_MPIRUN="mpirun ...") is looked up in PATH */
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
