@@ -12,21 +12,7 @@ out=${2:-build/sim-experiment}
 export PYTHONPATH=$PWD/python
 ag=${ANDGATE:-build/bin/andgate}   # the andgate CLI to run (tests pass their build's)
 sim() { "$ag" sim --episodes 200 --quiet "$@"; }
-table() { # median ns: impl x participant count, whatever the method
-  python3 - "$1" <<'PY'
-import json, sys
-rs = [r for r in json.load(open(sys.argv[1]))["results"] if r.get("status") == "ok"]
-ts = sorted({r["threads"] for r in rs})
-impls = list(dict.fromkeys(r["impl"] for r in rs))
-v = {(r["impl"], r["threads"]): r["median_ns"] for r in rs}
-print(f"median ns ({rs[0]['method'] if rs else '-'})\n")
-print("| impl | " + " | ".join(map(str, ts)) + " |")
-print("|---|" + "---:|" * len(ts))
-for i in impls:
-    print(f"| {i} | " + " | ".join(f"{v[i, t]:,.0f}" if (i, t) in v else "-" for t in ts) + " |")
-print()
-PY
-}
+table() { python3 -m andgate_report "$1" --markdown --method "${2:-latency}"; echo; }  # median ns
 case $name in
   list|"")
     echo "named runs: $names"; [ -n "$name" ] || exit 2; exit 0 ;;
@@ -84,7 +70,7 @@ PY
     echo "andgate's central (a spinning counter) and dissemination stand beside Reflex instead."; echo
     sim --machine tile64 --algos 'hw-reflex;central;dissemination' --threads 2,4,8,16,32,64 --method jitter \
       --jitter-us 5 --json "$out/$name.json" > /dev/null
-    table "$out/$name.json" ;;
+    table "$out/$name.json" jitter ;;
   000-harp)
     echo "000 §3.3, Fig. 6-7: the HARP barrier (projected: CPU<->AFU latency on par with the LLC) against"
     echo "the counting barrier, the tournament and OMP's central counter on HARP's Broadwell. Paper: the"

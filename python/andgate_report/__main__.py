@@ -1,5 +1,5 @@
 """Command line: python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary]
-[--validate] [--csv FILE] [--compare OTHER.json] [--markdown]
+[--validate] [--csv FILE] [--compare OTHER.json] [--markdown [--method M]]
 
 The file is always validated against schema.json first; an invalid file is refused (its errors printed
 to stderr, exit 1) whatever else was asked. --validate alone prints "valid" and exits 0 for a valid
@@ -48,8 +48,10 @@ def main(argv=None):
     ap.add_argument("--csv", metavar="FILE", help="write one CSV row per result")
     ap.add_argument("--compare", metavar="OTHER", help="print a Markdown table of this file's medians "
                     "against OTHER's (e.g. andgate sim on host against andgate bench) with their ratios")
-    ap.add_argument("--markdown", action="store_true", help="print a Markdown table of the latency "
-                    "medians: a row per impl, a column per thread count")
+    ap.add_argument("--markdown", action="store_true", help="print a Markdown table of the medians of one "
+                    "method (--method): a row per impl, a column per thread count")
+    ap.add_argument("--method", default="latency", choices=("latency", "epcc", "jitter"),
+                    help="the method of --markdown's table (default latency)")
     args = ap.parse_args(argv)
 
     doc = _load_valid(args.result, args.validate)
@@ -69,7 +71,7 @@ def main(argv=None):
         for line in compare_lines(doc, other):
             print(line)
     if args.markdown:
-        for line in pivot_lines(doc):
+        for line in pivot_lines(doc, args.method):
             print(line)
     summary = args.summary or not (args.out or args.csv or args.validate or args.compare or args.markdown)
     if args.out:

@@ -329,3 +329,14 @@ def test_markdown_pivot(tmp_path, capsys):
     assert out[0] == "| impl | 16 | 64 |"
     assert "| andgate:stour:fanin=4 | \u2014 | 1,300 |" in out
     assert "| hw:barwait | 40.0 | 55.0 |" in out
+
+
+def test_markdown_pivot_of_another_method(tmp_path, capsys):
+    doc = sim_doc()
+    doc["results"][0]["method"] = "jitter"      # one jitter record: the jitter table holds it alone
+    s = tmp_path / "s.json"
+    s.write_text(json.dumps(doc))
+    assert main([str(s), "--markdown", "--method", "jitter"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    r = doc["results"][0]
+    assert out[0] == f"| impl | {r['threads']} |" and len(out) == 3 and out[2].startswith(f"| {r['impl']} |")
