@@ -43,13 +43,12 @@ static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const stru
 {
     struct ag_auto_in in = { .n = n, .core_groups = sh->ngroups[AG_LVL_CORE], .cache_groups = sh->ngroups[AG_LVL_CACHE] };
     in.spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
-    for (unsigned g = 0; g < in.cache_groups; g++) { /* the largest cache group */
-        unsigned size = 0;
-        for (unsigned t = 0; t < n; t++)
-            size += sh->group[AG_LVL_CACHE][t] == g;
-        if (size > in.largest_cache_group)
-            in.largest_cache_group = size;
-    }
+    unsigned *size = calloc(in.cache_groups ? in.cache_groups : 1, sizeof *size); /* the largest cache group */
+    in.largest_cache_group = size ? 0 : n; /* out of memory: as if one group held everybody */
+    for (unsigned t = 0; size && t < n; t++)
+        if (++size[sh->group[AG_LVL_CACHE][t]] > in.largest_cache_group)
+            in.largest_cache_group = size[sh->group[AG_LVL_CACHE][t]];
+    free(size);
     return ag_auto_algo(&in);
 }
 
