@@ -67,7 +67,9 @@ static int list_machines(void)
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];
-    struct ag_auto_in in = { .n = n, .spins = !no_spin, .core_groups = n, .cache_groups = 1, .largest_cache_group = n };
+    /* cpu_groups = n: the simulator places one participant per hardware thread */
+    struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n, .cache_groups = 1,
+                             .largest_cache_group = n };
     char err[300];
     if (n > SIM_MAX_THREADS || sim_place(m, n, pin, hw, err, sizeof err))
         return ag_auto_algo(&in);

@@ -1,6 +1,13 @@
 /* auto.c — see auto.h. The rule, first match:
- *   1 participant, or a policy that does not spin (block, yield, or auto when participants outnumber
- *     the usable CPUs): central — one flag, so a single futex call wakes every sleeper;
+ *   1 participant: central;
+ *   a policy that does not spin (block, yield, or auto when participants outnumber the usable CPUs),
+ *     with participants that the caller placed several to a CPU, on more than one core: hybrid with
+ *     group=core — the mates of a CPU meet at a counter and only their last arriver crosses to the
+ *     other CPUs, so an episode costs each CPU one switch between its participants (a flat barrier's
+ *     waiters yield to mates that are waiting too: two switches and more, docs/results.md "2 ranks x
+ *     2 threads"), and its leader spins the policy's lead_ns instead of yielding to waiting mates;
+ *   any other policy that does not spin: central — one flag, so a single futex call wakes every
+ *     sleeper;
  *   some core holds two or more participants (SMT siblings): hybrid with group=core — 003 §4's hybrid,
  *     a counter among the siblings of a core, dissemination across cores (measured best on the Xeon
  *     Phi, whose cores run four threads each);
@@ -17,8 +24,10 @@
 
 const char *ag_auto_algo(const struct ag_auto_in *in)
 {
-    if (in->n == 1 || !in->spins)
+    if (in->n == 1)
         return "central";
+    if (!in->spins)
+        return in->cpu_groups < in->n && in->core_groups > 1 ? "hybrid:group=core" : "central";
     if (in->core_groups < in->n)
         return "hybrid:group=core";
     if (in->cache_groups > 1 && in->cache_groups < in->n && in->largest_cache_group <= AG_AUTO_GROUP_MAX)

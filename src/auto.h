@@ -7,12 +7,13 @@
 #define AG_AUTO_GROUP_MAX 8u
 
 /* What the rule looks at: n participants; whether the wait policy spins before it sleeps or yields;
- * how many cores and cache groups (dense, in topology order) the participants occupy, and the most
- * participants any one cache group holds. */
+ * how many CPUs the participants were placed on by the caller (cfg.cpus; n when the placement is the
+ * library's guess, which binds nobody); how many cores and cache groups (dense, in topology order) they
+ * occupy, and the most participants any one cache group holds. */
 struct ag_auto_in {
     unsigned n;
     int spins;
-    unsigned core_groups, cache_groups, largest_cache_group;
+    unsigned cpu_groups, core_groups, cache_groups, largest_cache_group;
 };
 
 /* The spec auto stands for. */

@@ -38,10 +38,24 @@ static const char *pick(const char *given, const char *env)
     return e && *e ? e : "auto";
 }
 
-/* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
-static const char *auto_algo(unsigned n, const struct ag_waitpol *wp, const struct ag_shape *sh)
+/* How many distinct CPUs cfg.cpus names (n without cpus: the default placement binds nobody). */
+static unsigned cpus_named(unsigned n, const int *cpus)
 {
-    struct ag_auto_in in = { .n = n, .core_groups = sh->ngroups[AG_LVL_CORE], .cache_groups = sh->ngroups[AG_LVL_CACHE] };
+    unsigned k = 0;
+    for (unsigned t = 0; cpus && t < n; t++) {
+        unsigned u = 0;
+        while (u < t && cpus[u] != cpus[t])
+            u++;
+        k += u == t;
+    }
+    return cpus ? k : n;
+}
+
+/* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
+static const char *auto_algo(unsigned n, const int *cpus, const struct ag_waitpol *wp, const struct ag_shape *sh)
+{
+    struct ag_auto_in in = { .n = n, .cpu_groups = cpus_named(n, cpus), .core_groups = sh->ngroups[AG_LVL_CORE],
+                             .cache_groups = sh->ngroups[AG_LVL_CACHE] };
     in.spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
     unsigned *size = calloc(in.cache_groups ? in.cache_groups : 1, sizeof *size); /* the largest cache group */
     in.largest_cache_group = size ? 0 : n; /* out of memory: as if one group held everybody */
@@ -79,7 +93,7 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
         return rc;
     const char *as = pick(cfg->algo, "ANDGATE_ALGO");
     if (strcmp(as, "auto") == 0)
-        as = auto_algo(cfg->nthreads, wp, sh);
+        as = auto_algo(cfg->nthreads, cfg->cpus, wp, sh);
     if ((rc = ag_spec_parse(&ag_algo_table, as, algo, msg, msglen)))
         ag_shape_free(sh);
     return rc;

@@ -204,3 +204,22 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
         return outcome(r);
     }
 }
+
+int ag_flag_wait_lead_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    /* a paused spin for lead_ns (hybrid's group leader: its CPU-mates all wait in this barrier, so
+     * the CPU has nothing better to run), then the policy as every waiter follows it */
+    if (!f->wp->lead_ns)
+        return ag_flag_wait_slow(f, i, cond, v, deadline);
+    uint64_t until = ag_now_ns() + f->wp->lead_ns;
+    if (until > deadline)
+        until = deadline;
+    unsigned it = 0;
+    int r;
+    while (!(r = ready(f, i, cond, v))) {
+        ag_cpu_relax();
+        if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= until)
+            return ag_flag_wait_slow(f, i, cond, v, deadline);
+    }
+    return outcome(r);
+}

@@ -11,6 +11,8 @@ struct ag_flags;
 int ag_membarrier_ready(void);
 /* Wait until flag i satisfies cond against v, with f's wait policy: 0, ETIMEDOUT or AG_EBROKEN. */
 int  ag_flag_wait_slow(const struct ag_flags *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
+/* The same for a group leader: a paused spin for the policy's lead_ns first (wait.h). */
+int  ag_flag_wait_lead_slow(const struct ag_flags *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 /* Wake every futex sleeper on flag i. */
 void ag_flag_wake(const struct ag_flags *f, uint32_t i);
 /* Break the barrier: set the broken flag and wake every waiter, spinning or asleep. */

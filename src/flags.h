@@ -16,6 +16,8 @@
  *                                 AG_NO_DEADLINE for none). Returns 0, ETIMEDOUT, or AG_EBROKEN when
  *                                 the barrier is broken (cancelled or timed out); algorithms pass any
  *                                 nonzero return straight up.
+ *   flag_wait_lead(...)           flag_wait for a group leader whose group-mates all wait in the same
+ *                                 barrier (hybrid): the policy's lead_ns of paused spin first (wait.h)
  *
  * The broken state: every barrier has one flag, f->broken, nonzero once it is broken. A wait returns 0
  * only if its condition held and the barrier was not broken after it held (checked in that order), so
@@ -133,6 +135,14 @@ static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t 
     if (ag_cond_holds(flag_load(f, i), cond, v))
         return flag_broken(f) ? AG_EBROKEN : 0;
     return ag_flag_wait_slow(f, i, cond, v, deadline);
+}
+
+/* flag_wait for a group leader (hybrid): a paused spin of the policy's lead_ns before the policy. */
+static inline int flag_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    if (ag_cond_holds(flag_load(f, i), cond, v))
+        return flag_broken(f) ? AG_EBROKEN : 0;
+    return ag_flag_wait_lead_slow(f, i, cond, v, deadline);
 }
 
 #endif /* AG_SIM */

@@ -36,5 +36,11 @@ static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t 
 {
     return sim_wait(f, i, cond, v, deadline);
 }
+/* a group leader waits as everybody does here: the policy's lead_ns spin is not modeled (it only
+ * matters when participants share a CPU, which the simulator's placements do not) */
+static inline int flag_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    return sim_wait(f, i, cond, v, deadline);
+}
 
 #endif

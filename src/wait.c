@@ -6,10 +6,12 @@
  *   backoff:max_ns=N     exponential backoff between loads, doubling from 64 ns up to N ns
  *   yield                sched_yield() between loads
  *   block                futex sleep at once; a releaser calls futex_wake only when the flag has sleepers
- *   hybrid:spin_ns=N,yield_ns=M
- *                        paused spin for N ns of wall time, then sched_yield polling for M ns, then futex
+ *   hybrid:spin_ns=N,yield_ns=M,lead_ns=L
+ *                        paused spin for N ns of wall time, then sched_yield polling for M ns, then futex;
+ *                        a group leader (flag_wait_lead: hybrid's leaders) first spins L ns more
  *   auto                 hybrid: spin 20 us then block while participants fit the usable CPUs; no spin,
- *                        yield 5 us, then block when they outnumber them (wait.h has the reasons)
+ *                        yield 5 us, then block, leaders spinning 20 us first, when they outnumber them
+ *                        (wait.h has the reasons)
  * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
  * This file is the policies' table, resolution and spelling; flag_wait.c carries them out.
  */
@@ -23,6 +25,8 @@ static const struct ag_key backoff_keys[] = {
 static const struct ag_key hybrid_keys[] = {
     AG_KEY_INT("spin_ns", 0, 10000000000L, "20000", "time to spin (paused) before yielding or sleeping"),
     AG_KEY_INT("yield_ns", 0, 10000000000L, "0", "then time to poll with sched_yield before sleeping in a futex"),
+    AG_KEY_INT("lead_ns", 0, 10000000000L, "0",
+               "a group leader's paused spin before the above (hybrid: its CPU-mates all wait in the barrier)"),
     { 0 } };
 
 static const struct ag_kind wait_kinds[] = {
@@ -45,17 +49,22 @@ void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usabl
     out->kind = (int)sp->index;
     out->ns = sp->nkeys ? (uint64_t)ag_int(sp->val[0]) : 0;
     out->yield_ns = sp->nkeys > 1 ? (uint64_t)ag_int(sp->val[1]) : 0;
+    out->lead_ns = sp->nkeys > 2 ? (uint64_t)ag_int(sp->val[2]) : 0;
     if (out->kind == AG_W_AUTO) {
         int over = nthreads > usable;
         out->kind = AG_W_HYBRID;
         out->ns = over ? 0 : AG_AUTO_SPIN_NS;
         out->yield_ns = over ? AG_AUTO_YIELD_NS : 0;
+        out->lead_ns = over ? AG_AUTO_LEAD_NS : 0;
     }
 }
 
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len)
 {
     const struct ag_kind *k = &wait_kinds[wp->kind];
+    if (wp->kind == AG_W_HYBRID && wp->lead_ns)
+        return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu,lead_ns=%llu", k->name, (unsigned long long)wp->ns,
+                        (unsigned long long)wp->yield_ns, (unsigned long long)wp->lead_ns);
     if (wp->kind == AG_W_HYBRID)
         return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu", k->name, (unsigned long long)wp->ns,
                         (unsigned long long)wp->yield_ns);

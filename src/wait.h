@@ -10,10 +10,12 @@
 enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK, AG_W_HYBRID, AG_W_AUTO };
 
 /* A resolved policy ("auto" is resolved to hybrid with budgets). ns: backoff max_ns or hybrid spin_ns;
- * yield_ns: hybrid's budget of sched_yield polling after the spin and before the futex. */
+ * yield_ns: hybrid's budget of sched_yield polling after the spin and before the futex; lead_ns: hybrid's
+ * paused spin for a group leader before the rest of the policy (flag_wait_lead in flags.h: a waiter whose
+ * CPU-mates all wait in the same barrier gains nothing by yielding the CPU to them). */
 struct ag_waitpol {
     int kind;
-    uint64_t ns, yield_ns;
+    uint64_t ns, yield_ns, lead_ns;
 };
 
 /* "auto" while participants do not outnumber usable CPUs: spin (paused) 20 us, then block. Spinning for
@@ -25,10 +27,16 @@ struct ag_waitpol {
  * and a back-to-back barrier usually completes without any futex round trip — then block. Longer
  * yielding (20, 50 us) bought no latency and burned CPU under jitter. Measured in docs/results.md. */
 #define AG_AUTO_YIELD_NS 5000u
+/* ... and, in that case, a group leader's spin before it yields (lead_ns): once a leader's CPU-mates have
+ * all arrived, the only useful work left on its CPU is its own exchange with the other groups' leaders, and
+ * a sched_yield would hand the CPU to a mate that checks its flag and yields back (two switches, about
+ * 2.6 us on the development VM, docs/results.md) for an exchange that takes one or two switches of the
+ * other CPUs. As long as the spin of the hybrid rule above, after which the policy goes on as before. */
+#define AG_AUTO_LEAD_NS AG_AUTO_SPIN_NS
 
 /* Resolve a parsed wait spec for nthreads participants on `usable` CPUs (ag_usable_cpus()). */
 void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, struct ag_waitpol *out);
-/* "hybrid:spin_ns=20000,yield_ns=0" */
+/* "hybrid:spin_ns=20000,yield_ns=0" (",lead_ns=N" when it is not 0) */
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
 /* Whether a policy may put a thread to sleep in the kernel (then flags keep sleeper counts). */
 static inline int ag_wait_may_block(const struct ag_waitpol *wp)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -155,6 +156,39 @@ static void test_environment(void)
     unsetenv("ANDGATE_WAIT");
 }
 
+/* Two CPUs of this process on different cores (sysfs package and core ids): 1, or 0 when there are none. */
+static int two_cores(int out[2])
+{
+    cpu_set_t set;
+    int first = -1;
+    long key0 = -1;
+    if (sched_getaffinity(0, sizeof set, &set))
+        return 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        char path[128];
+        long pkg = -1, core = -1;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+        FILE *f = fopen(path, "r");
+        if (f) { if (fscanf(f, "%ld", &pkg) != 1) pkg = -1; fclose(f); }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+        if ((f = fopen(path, "r"))) { if (fscanf(f, "%ld", &core) != 1) core = -1; fclose(f); }
+        if (pkg < 0 || core < 0)
+            return 0;
+        long key = pkg * 65536 + core;
+        if (first < 0) {
+            first = c;
+            key0 = key;
+        } else if (key != key0) {
+            out[0] = first;
+            out[1] = c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* auto resolves to a concrete, described choice */
 static void test_auto(void)
 {
@@ -169,7 +203,20 @@ static void test_auto(void)
     CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=5000") != NULL,
           "oversubscribed auto yields, then blocks: %s",
           ag_barrier_describe(b));
+    CHECK(strstr(ag_barrier_describe(b), "central:") && strstr(ag_barrier_describe(b), "lead_ns=20000"),
+          "oversubscribed without cfg.cpus: central (nobody is known to share a CPU): %s", ag_barrier_describe(b));
     ag_barrier_destroy(b);
+    int two[2];
+    if (two_cores(two)) { /* 4 participants placed two to a CPU on two cores: a counter per CPU */
+        int cpus[4] = { two[0], two[0], two[1], two[1] };
+        ag_config_t pairs = { .nthreads = 4, .wait = "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000", .cpus = cpus };
+        CHECK(ag_barrier_init(&b, &pairs) == 0, "auto with placed pairs");
+        CHECK(strncmp(ag_barrier_describe(b), "hybrid:group=core", 17) == 0, "placed pairs, no spinning: %s",
+              ag_barrier_describe(b));
+        ag_barrier_destroy(b);
+    } else {
+        printf("test_errors: no two CPUs on distinct cores here; the placed-pairs case is skipped\n");
+    }
     ag_config_t fits = { .nthreads = 1, .wait = "auto" };
     CHECK(ag_barrier_init(&b, &fits) == 0, "auto within CPUs");
     CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=20000,yield_ns=0") != NULL,

@@ -237,7 +237,8 @@ int main(int argc, char **argv)
     unsigned usable = ag_usable_cpus();
     /* Spinning policies only where every participant has a CPU; blocking ones everywhere. */
     static const char *const spinning[] = { "spin", "pause", "backoff:max_ns=4000" };
-    static const char *const blocking[] = { "block", "hybrid:spin_ns=3000,yield_ns=3000", "auto", "yield" };
+    static const char *const blocking[] = { "block", "hybrid:spin_ns=3000,yield_ns=3000", "auto", "yield",
+                                            "hybrid:spin_ns=0,yield_ns=2000,lead_ns=5000" };
     int passed = 0, failed = 0;
     int pairs[64]; /* --cpus-mode pairs: participants two by two on each CPU of the affinity mask */
     for (const char *p = threads; *p;) {
@@ -262,7 +263,7 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "%.*s", (int)strcspn(variants[v], ":"), variants[v]);
             if (!in_list(algos, name, ','))
                 continue;
-            for (unsigned w = 0; w < 7; w++) {
+            for (unsigned w = 0; w < 3 + sizeof blocking / sizeof blocking[0]; w++) {
                 const char *wait = w < 3 ? spinning[w] : blocking[w - 3];
                 if ((w < 3 && n > usable) || (waits && !in_list(waits, wait, ';')))
                     continue;

@@ -7,6 +7,7 @@
 #include "auto.h"
 #include "check.h"
 #include "spec.h"
+#include "wait.h"
 
 static void roundtrip(const struct ag_table *t, const char *s)
 {
@@ -45,6 +46,7 @@ static void test_roundtrips(void)
     roundtrip(&ag_algo_table, "hybrid:group=numa");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
+    roundtrip(&ag_wait_table, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000");
     roundtrip(&ag_wait_table, "backoff:max_ns=100000");
 }
 
@@ -178,17 +180,20 @@ static void test_auto_rule(void)
         struct ag_auto_in in;
         const char *want;
     } cases[] = {
-        { { 1, 1, 1, 1, 1 }, "central" },
-        { { 8, 0, 8, 2, 4 }, "central" },                  /* a policy that does not spin */
-        { { 8, 1, 4, 1, 8 }, "hybrid:group=core" },        /* SMT siblings share cores */
-        { { 256, 1, 64, 2, 128 }, "hybrid:group=core" },
-        { { 16, 1, 16, 4, 4 }, "hybrid:group=cache" },     /* small cache groups */
-        { { 64, 1, 64, 8, 8 }, "hybrid:group=cache" },     /* at the largest group allowed */
-        { { 64, 1, 64, 4, 16 }, "stour" },                 /* a group too large for a counter */
-        { { 16, 1, 16, 2, 9 }, "dissemination" },
-        { { 8, 1, 8, 8, 1 }, "dissemination" },            /* one participant per cache group */
-        { { 2, 1, 2, 1, 2 }, "dissemination" },            /* one cache group (this VM) */
-        { { 17, 1, 17, 1, 17 }, "stour" },
+        { { 1, 1, 1, 1, 1, 1 }, "central" },
+        { { 8, 0, 8, 8, 2, 4 }, "central" },                /* a policy that does not spin */
+        { { 4, 0, 2, 2, 1, 4 }, "hybrid:group=core" },      /* ... with two placed on each of 2 CPUs */
+        { { 4, 0, 4, 2, 1, 4 }, "central" },                /* ... the same guessed (no cfg.cpus) */
+        { { 4, 0, 1, 1, 1, 4 }, "central" },                /* ... all placed on one CPU */
+        { { 8, 1, 8, 4, 1, 8 }, "hybrid:group=core" },      /* SMT siblings share cores */
+        { { 256, 1, 256, 64, 2, 128 }, "hybrid:group=core" },
+        { { 16, 1, 16, 16, 4, 4 }, "hybrid:group=cache" },  /* small cache groups */
+        { { 64, 1, 64, 64, 8, 8 }, "hybrid:group=cache" },  /* at the largest group allowed */
+        { { 64, 1, 64, 64, 4, 16 }, "stour" },              /* a group too large for a counter */
+        { { 16, 1, 16, 16, 2, 9 }, "dissemination" },
+        { { 8, 1, 8, 8, 8, 1 }, "dissemination" },          /* one participant per cache group */
+        { { 2, 1, 2, 2, 1, 2 }, "dissemination" },          /* one cache group (this VM) */
+        { { 17, 1, 17, 17, 1, 17 }, "stour" },
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = ag_auto_algo(&cases[i].in);
@@ -196,8 +201,35 @@ static void test_auto_rule(void)
     }
 }
 
+/* wait=auto and hybrid's lead_ns, resolved and spelled back (wait.c) */
+static void test_wait_resolve(void)
+{
+    static const struct {
+        const char *spec;
+        unsigned n, usable;
+        const char *want;
+    } cases[] = {
+        { "auto", 2, 2, "hybrid:spin_ns=20000,yield_ns=0" },
+        { "auto", 4, 2, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000" }, /* leaders spin when oversubscribed */
+        { "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7", 4, 2, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7" },
+        { "hybrid:yield_ns=10", 1, 2, "hybrid:spin_ns=20000,yield_ns=10" },
+        { "yield", 4, 2, "yield" },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ag_spec sp;
+        struct ag_waitpol wp;
+        char msg[200], got[100];
+        CHECK(ag_spec_parse(&ag_wait_table, cases[i].spec, &sp, msg, sizeof msg) == 0, "%s: %s", cases[i].spec, msg);
+        ag_wait_resolve(&sp, cases[i].n, cases[i].usable, &wp);
+        ag_wait_format(&wp, got, sizeof got);
+        CHECK(!strcmp(got, cases[i].want), "%s at %u on %u CPUs: %s, want %s", cases[i].spec, cases[i].n,
+              cases[i].usable, got, cases[i].want);
+    }
+}
+
 int main(void)
 {
+    test_wait_resolve();
     test_auto_rule();
     test_roundtrips();
     test_defaults();

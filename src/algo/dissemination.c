@@ -38,7 +38,7 @@ static void reset(const struct ag_run *r)
 static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
 {
     const struct dissemination *st = r->st;
-    int rc = ag_dissem_run(r, &st->d, st->pos[tid], e, deadline);
+    int rc = ag_dissem_run(r, &st->d, st->pos[tid], e, deadline, 0);
     return rc ? rc : tid == st->serial ? AG_SERIAL : 0;
 }
 

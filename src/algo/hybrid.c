@@ -57,8 +57,10 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     uint32_t g = st->tab[tid], size = st->tab[r->n + g];
     if (flag_fetch_add(&r->fl, ag_at(st->count, g), 1) != size - 1)
         return flag_wait(&r->fl, ag_at(st->release, g), AG_GE, e + 1, deadline);
-    /* last in the group: the whole group has arrived; synchronize with the other groups' leaders */
-    int rc = ag_dissem_run(r, &st->d, g, e, deadline);
+    /* last in the group: the whole group has arrived; synchronize with the other groups' leaders. The
+     * mates all wait for our release, so when they share our CPU a yield would only hand it to one that
+     * checks its flag and yields back: a leader of a group of several waits with flag_wait_lead. */
+    int rc = ag_dissem_run(r, &st->d, g, e, deadline, size > 1);
     if (rc)
         return rc;
     /* nobody of this group can arrive again before the release below: the reset is race-free */

@@ -131,14 +131,52 @@ static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *bu
     return 0;
 }
 
+/* Where the node barrier's participants run, when every rank of the node is bound to one CPU (mpirun's
+ * --bind-to core with a core per rank): rank r's threads all on r's CPU, as cfg.cpus for node rank 0,
+ * which lays the barrier out. Then algo=auto sees the threads that share a CPU (src/auto.c: with a
+ * policy that does not spin, a counter per CPU and one crossing between CPUs) instead of libandgate's
+ * guess from rank 0's own CPUs. *cpus stays NULL (the library's placement) when some rank may run on
+ * several CPUs: which of its threads runs where is then unknown. Collective on the node. */
+static int node_cpus(const struct ag_mpi_barrier *b, int **cpus)
+{
+    cpu_set_t mine;
+    int me[2] = { -1, (int)b->tpr }, size = 0, every = 0, *all = NULL;
+    if (!sched_getaffinity(0, sizeof mine, &mine) && CPU_COUNT(&mine) == 1)
+        for (int c = 0; c < CPU_SETSIZE && me[0] < 0; c++)
+            if (CPU_ISSET(c, &mine))
+                me[0] = c;
+    *cpus = NULL;
+    if (MPI_Comm_size(b->node, &size) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    /* every rank bound to one CPU, and rank 0 has room for the table: else nobody gathers */
+    int ok = me[0] >= 0;
+    if (b->node_rank == 0)
+        ok &= (all = malloc(2 * (size_t)size * sizeof *all)) != NULL;
+    if (MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, b->node) != MPI_SUCCESS ||
+        (every && MPI_Gather(me, 2, MPI_INT, all, 2, MPI_INT, 0, b->node) != MPI_SUCCESS)) {
+        free(all);
+        return AG_MPI_ECALL;
+    }
+    if (every && b->node_rank == 0 && (*cpus = malloc(b->node_threads * sizeof **cpus)))
+        for (int r = 0, t = 0; r < size; r++) /* node ranks in order: rank r's tids start at its base */
+            for (int k = 0; k < all[2 * r + 1]; k++)
+                (*cpus)[t++] = all[2 * r];
+    free(all);
+    return 0; /* no table (out of memory): the library's own placement, as without binding */
+}
+
 /* The node barrier in a shared window: node rank 0 allocates and lays it out, then everybody attaches. */
 static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
 {
     char wait[64];
+    int *cpus = NULL;
     ncfg.nthreads = b->node_threads;
     int rc = node_wait(b, &ncfg, wait, sizeof wait);
+    if (!rc)
+        rc = node_cpus(b, &cpus);
     if (rc)
         return rc;
+    ncfg.cpus = cpus;
     size_t len = b->node_rank == 0 ? ag_barrier_shm_size(&ncfg) : 0;
     void *base = NULL;
     MPI_Aint size = 0;
@@ -155,6 +193,7 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
         hdr[0] = (AG_MPI_ALIGN - (uintptr_t)base % AG_MPI_ALIGN) % AG_MPI_ALIGN;
         hdr[2] = len ? (unsigned long long)ag_barrier_init_shm((char *)base + hdr[0], len, &ncfg) : EINVAL;
     }
+    free(cpus);
     /* MPI's ordering of stores to a shared window between processes: rank 0's stores, MPI_Win_sync, a
      * process synchronization (MPI_Barrier), then MPI_Win_sync before the others load */
     MPI_Win_sync(b->win);

@@ -20,7 +20,8 @@ static uint32_t flag_of(const struct ag_dissem *d, uint32_t q, uint32_t round, u
     return ag_at(d->flags, (q * d->rounds + round) * d->ways + (j - 1));
 }
 
-int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline)
+int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline,
+                  int lead)
 {
     uint64_t dist = 1; /* (W+1)^round */
     for (uint32_t round = 0; round < d->rounds; round++, dist *= d->ways + 1) {
@@ -28,7 +29,8 @@ int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q,
         for (uint32_t j = 1; j <= d->ways && j * dist < d->nodes; j++)
             flag_store(&r->fl, flag_of(d, (uint32_t)((q + j * dist) % d->nodes), round, j), e + 1);
         for (uint32_t j = 1; j <= d->ways && j * dist < d->nodes; j++) {
-            int rc = flag_wait(&r->fl, flag_of(d, q, round, j), AG_GE, e + 1, deadline);
+            uint32_t i = flag_of(d, q, round, j);
+            int rc = lead ? flag_wait_lead(&r->fl, i, AG_GE, e + 1, deadline) : flag_wait(&r->fl, i, AG_GE, e + 1, deadline);
             if (rc)
                 return rc;
         }

@@ -25,7 +25,9 @@ struct ag_dissem {
 
 void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, struct ag_layout *L);
 void ag_dissem_reset(const struct ag_run *r, const struct ag_dissem *d);
-/* Node q's part of episode e; 0 or the error a wait returned. */
-int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline);
+/* Node q's part of episode e; 0 or the error a wait returned. lead: the nodes are group leaders whose
+ * groups have all arrived (hybrid), who wait with flag_wait_lead. */
+int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline,
+                  int lead);
 
 #endif
