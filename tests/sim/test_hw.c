@@ -573,7 +573,8 @@ static void test_subutai(void)
 
     struct sim_machine tile;
     load("tile64", &tile);
-    refused("hw-subutai", &tile, 2, three, "hw-subutai needs devices.subutai_ni (a Subutai NoC machine, e.g. noc64)");
+    refused("hw-subutai", &tile, 2, three,
+            "hw-subutai needs devices.subutai_ni (a Subutai NoC machine, e.g. noc64)");
     sim_machine_free(&tile);
     const char *small[] = { "set devices.subutai_ni.spm_queue_entries 2 count" };
     variant("noc64", &v, 1, small);

@@ -66,7 +66,8 @@ static struct suf_res scenario(int row, int worst, const struct pset *p)
     return r;
 }
 
-/* 004 Table III (rows 0-7, best and worst) at a parameter set, without FSMentry/FSMexit (sim/hw/subutai_paper.c). */
+/* 004 Table III (rows 0-7, best and worst) at a parameter set, without FSMentry/FSMexit (sim/hw/subutai_paper.c).
+ */
 static double paper(int row, int worst, const struct pset *p)
 {
     return suf_formula_ns(&suf_paper[row].resp[worst], pparams(p));
@@ -156,7 +157,8 @@ static void check_errors(void)
     expect("cond wait with a second mutex", suf_go(&s, SUF_COND_WAIT, cv, 3, m2), SUF_EINVAL, 0, 0);
     fresh(&s, p);
     unsigned b = mk(&s, SUF_BARRIER, 3), f = suf_fill(&s, 0);
-    expect("lock of an owned mutex, no free entry", suf_go(&s, SUF_LOCK, f, 5, 0), SUF_EAGAIN, 1, p->m + p->c + fix);
+    expect("lock of an owned mutex, no free entry", suf_go(&s, SUF_LOCK, f, 5, 0), SUF_EAGAIN, 1,
+           p->m + p->c + fix);
     expect("barrier wait, no free entry", suf_go(&s, SUF_BARRIER_WAIT, b, 5, 0), SUF_EAGAIN, 1, p->m + p->c + fix);
 }
 
@@ -193,9 +195,12 @@ static void check_between(void)
     unsigned mx = mk(&s, SUF_MUTEX, 0), b = mk(&s, SUF_BARRIER, 4);
     suf_go(&s, SUF_LOCK, mx, 1, 0);
     c[0].r = suf_go(&s, SUF_LOCK, mx, 2, 0), c[0].what = "lock queued, empty queue", c[0].mops = 9, c[0].cyc = 0;
-    c[1].r = suf_go(&s, SUF_UNLOCK, mx, 1, 0), c[1].what = "unlock to the only waiter", c[1].mops = 8, c[1].cyc = 1;
-    c[2].r = suf_go(&s, SUF_BARRIER_WAIT, b, 1, 0), c[2].what = "barrier 1st arrival", c[2].mops = 10, c[2].cyc = 0;
-    c[3].r = suf_go(&s, SUF_BARRIER_WAIT, b, 2, 0), c[3].what = "barrier 2nd arrival", c[3].mops = 12, c[3].cyc = 0;
+    c[1].r = suf_go(&s, SUF_UNLOCK, mx, 1, 0);
+    c[1].what = "unlock to the only waiter", c[1].mops = 8, c[1].cyc = 1;
+    c[2].r = suf_go(&s, SUF_BARRIER_WAIT, b, 1, 0);
+    c[2].what = "barrier 1st arrival", c[2].mops = 10, c[2].cyc = 0;
+    c[3].r = suf_go(&s, SUF_BARRIER_WAIT, b, 2, 0);
+    c[3].what = "barrier 2nd arrival", c[3].mops = 12, c[3].cyc = 0;
     suf_go(&s, SUF_BARRIER_WAIT, b, 3, 0);
     c[4].r = suf_go(&s, SUF_BARRIER_WAIT, b, 4, 0), c[4].what = "barrier last of 4 (3 queued)";
     c[4].mops = 1 + 2 * 11 + 9, c[4].cyc = 1 + 3 * 3;
