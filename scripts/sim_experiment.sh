@@ -6,11 +6,12 @@
 # Usage: scripts/sim_experiment.sh NAME [OUTDIR]      scripts/sim_experiment.sh list
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp"
+names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp 004-fsm"
 name=${1:-}
 out=${2:-build/sim-experiment}
 export PYTHONPATH=$PWD/python
 ag=${ANDGATE:-build/bin/andgate}   # the andgate CLI to run (tests pass their build's)
+fsm_table=$(dirname "$ag")/../libexec/andgate/andgate-subutai-table   # 004's Tables III-IV beside the FSM
 sim() { "$ag" sim --episodes 200 --quiet "$@"; }
 table() { python3 -m andgate_report "$1" --markdown --method "${2:-latency}"; echo; }  # median ns
 case $name in
@@ -78,6 +79,15 @@ PY
     echo "barrier results themselves); the projection is at least 3x faster than software."; echo
     sim --machine harp-broadwell --algos 'hw-harp;central;counting;tournament;dissemination' --threads 2,4,8,14,28 \
       --json "$out/$name.json" > /dev/null
+    table "$out/$name.json" ;;
+  004-fsm)
+    echo "004 §V-B, Tables III-IV: every Subutai-HW state's best and worst response time and packet injection"
+    echo "beside the FSM model (sim/hw/subutai_fsm.c) at noc64's devices.subutai_ni (Table IV's values). Then the"
+    echo "hw-subutai barrier device, served by that FSM, with the NoC around it (no paper figure: 004 reports the"
+    echo "FSM's latencies, and Table XI's 1183 ns includes the OS path, which is not modeled)."; echo
+    "$fsm_table" noc64
+    echo; echo "#### hw-subutai on noc64 (release latency: last arrival to last departure)"; echo
+    sim --machine noc64 --algos 'hw-subutai;dissemination;hybrid' --threads 2,4,8,16,32,64 --json "$out/$name.json" > /dev/null
     table "$out/$name.json" ;;
   *)
     echo "sim_experiment.sh: unknown run '$name'; expected one of: $names" >&2; exit 2 ;;

@@ -159,6 +159,9 @@ PLOT_CAPTIONS = {
     "jitter.png": "CPU time per episode, all threads together (the injected delay itself not counted), "
                   "when one thread arrives late.",
     "epcc.png": "EPCC barrier overhead vs threads (log y).",
+    "hw.png": "Each hardware barrier against software: the best andgate median at that thread count divided "
+              "by the device's median (log y; above the line the device is faster than every andgate "
+              "algorithm).",
 }
 
 

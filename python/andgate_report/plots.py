@@ -8,13 +8,17 @@ returns True, or returns False without writing when the document has nothing to 
   jitter.png   CPU ns per episode under injected jitter (method jitter) vs threads, or a bar chart
                when there is a single thread count
   epcc.png     EPCC barrier overhead (median_ns of method epcc) vs threads, log y
+  hw.png       each hardware barrier against the best andgate algorithm at each thread count (best andgate
+               median / device median, method latency; rank.hw_speedups), log y, a line at 1
 """
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 from .load import c2c_median, cpus_usable, ok_results, series_labels, thread_counts  # noqa: E402
+from .rank import hw_speedups  # noqa: E402
 
 LINESTYLE = {"andgate": "-", "baseline": "--", "hw": "-."}
 MARKERS = "os^Dv<>pP*Xh"
@@ -79,7 +83,9 @@ def _oversub_marker(ax, doc, counts):
                 transform=ax.get_xaxis_transform(), va="top", ha="left", fontsize=8, color="0.3")
 
 
-def _line_plot(doc, results, value, path, title, ylabel, c2c_line=False):
+def _line_plot(doc, results, value, path, title, ylabel, c2c_line=False, ref=None):
+    """ref: (y, label) of a horizontal reference line (y ticks then at 1, 2, 5 x 10^k, plainly labelled), or
+    None."""
     series = _series(results, value)
     if not series:
         return False
@@ -96,7 +102,13 @@ def _line_plot(doc, results, value, path, title, ylabel, c2c_line=False):
                    label="core-to-core one-way (median)")
         ax.text(0.99, c2c, f"core-to-core one-way (median) {c2c:g} ns ", va="bottom", ha="right",
                 fontsize=8, transform=ax.get_yaxis_transform())
+    if ref:
+        ax.axhline(ref[0], color="black", linewidth=1.0, linestyle=(0, (6, 2, 1, 2)), label=ref[1])
     ax.set_yscale("log")
+    if ref:
+        ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     _thread_axis(ax, counts)
     _oversub_marker(ax, doc, counts)
     ax.set_ylabel(ylabel)
@@ -123,6 +135,17 @@ def plot_latency(doc, path):
 def plot_epcc(doc, path):
     return _line_plot(doc, ok_results(doc, "epcc"), lambda r: r["median_ns"], path,
                       f"EPCC barrier overhead\n{_host_tag(doc)}", "overhead per barrier [ns]")
+
+
+def plot_hw(doc, path):
+    """The hardware barriers in the paper's terms: how many times faster than software (the best andgate
+    algorithm at the same count). Nothing to draw without hw and andgate results at a common count."""
+    pairs = hw_speedups(doc)
+    speedup = {id(r): s for r, s in pairs}
+    return _line_plot(doc, [r for r, _ in pairs], lambda r: speedup[id(r)], path,
+                      f"Hardware barriers against the best andgate algorithm\n{_host_tag(doc)}",
+                      "best andgate median / device median\n(> 1: the device is faster)",
+                      ref=(1.0, "as fast as the best andgate algorithm"))
 
 
 def default_cdf_threads(doc):

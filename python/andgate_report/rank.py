@@ -66,6 +66,22 @@ def latency_summary(doc):
     return rows
 
 
+def hw_speedups(doc):
+    """[(result, speedup)] for every hardware-barrier result of method latency at a thread count that also
+    has an andgate result: speedup = the best andgate median there / the device's median (> 1: the device
+    is faster than every andgate algorithm at that count)."""
+    results = ok_results(doc, "latency")
+    out = []
+    for n in thread_counts(results):
+        at_n = [r for r in results if r["threads"] == n]
+        best = best_of_kind(at_n, "andgate")
+        if best is None:
+            continue
+        out += [(r, best["median_ns"] / r["median_ns"]) for r in at_n
+                if r.get("kind") == "hw" and r["median_ns"] > 0]
+    return out
+
+
 def jitter_summary(doc):
     """One dict per thread count of method jitter: threads, best_andgate (the andgate impl with the
     least cpu_ns_per_episode), andgate_cpu_ns, gomp_cpu_ns (None without a gomp result), gomp_ratio

@@ -2,8 +2,9 @@
 
     generate(doc, out_dir, cdf_threads=None) -> list of the file names written into out_dir
 
-Files: index.html, latency.png, cdf.png, jitter.png, epcc.png (a plot is left out when the document
-has nothing for it: no jitter results, no epcc results, no samples_ns); for a preload document
+Files: index.html, latency.png, cdf.png, jitter.png, epcc.png, hw.png (a plot is left out when the
+document has nothing for it: no jitter results, no epcc results, no samples_ns, no hardware barrier beside
+an andgate algorithm); for a preload document
 (andgate bench --preload) index.html, speedup.png, constructs.png (preload.py).
 """
 import sys
@@ -38,13 +39,14 @@ def generate(doc, out_dir, cdf_threads=None):
         drawers = [("latency.png", lambda p: plots.plot_latency(doc, p)),
                    ("cdf.png", lambda p: cdf is not None and plots.plot_cdf(doc, p, cdf)),
                    ("jitter.png", lambda p: plots.plot_jitter(doc, p)),
-                   ("epcc.png", lambda p: plots.plot_epcc(doc, p))]
+                   ("epcc.png", lambda p: plots.plot_epcc(doc, p)),
+                   ("hw.png", lambda p: plots.plot_hw(doc, p))]
     written = []
     for name, draw in drawers:
         if draw(out / name):
             written.append(name)
     # a stale plot from an earlier run (of either kind) would contradict this report
-    for name in ("latency.png", "cdf.png", "jitter.png", "epcc.png") + preload.PLOTS:
+    for name in ("latency.png", "cdf.png", "jitter.png", "epcc.png", "hw.png") + preload.PLOTS:
         if name not in written and (out / name).exists():
             (out / name).unlink()
     page = preload.render(doc, written) if preload.is_preload(doc) else htmlpage.render(doc, written, cdf)

@@ -176,7 +176,7 @@ def test_sim_document_renders(tmp_path, capsys):
     sim = sim_doc()
     assert validate(sim) == []
     files = generate(sim, tmp_path)
-    assert files == ["index.html", "latency.png", "cdf.png"]     # no jitter, no epcc
+    assert files == ["index.html", "latency.png", "cdf.png", "hw.png"]     # no jitter, no epcc
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "hw:barwait" in page and 'class="best-hw"' in page
     assert "Baselines and their default settings" not in page
@@ -190,6 +190,22 @@ def test_sim_document_renders(tmp_path, capsys):
     path.write_text(json.dumps(sim))
     assert main([str(path), "--summary"]) == 0
     assert "best hw hw:barwait" in capsys.readouterr().out
+
+
+def test_hw_plot(doc, tmp_path):
+    """hw.png: each device against the best andgate median at the same count; none without devices"""
+    from andgate_report.rank import hw_speedups
+    sim = sim_doc()
+    got = [(r["impl"], r["threads"], s) for r, s in hw_speedups(sim)]
+    assert got == [("hw:barwait", 16, pytest.approx(900.0 / 40.0)), ("hw:barwait", 64, pytest.approx(1300.0 / 55.0))]
+    generate(sim, tmp_path)
+    data = (tmp_path / "hw.png").read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 1000
+    assert 'src="hw.png"' in (tmp_path / "index.html").read_text(encoding="utf-8")
+    # a device at a count with no andgate result is not compared; a bench document has no devices
+    sim["results"].append(dict(sim["results"][-1], threads=128))
+    assert [r["threads"] for r, _ in hw_speedups(sim)] == [16, 64]
+    assert hw_speedups(doc) == [] and "hw.png" not in generate(doc, tmp_path / "bench")
 
 
 def test_auto_regret(tmp_path, capsys):
@@ -219,6 +235,8 @@ def test_stale_plot_removed(doc, tmp_path):
     generate(doc, tmp_path)
     generate(sim_doc(), tmp_path)
     assert not (tmp_path / "epcc.png").exists()
+    generate(doc, tmp_path)   # and the other way: the sim's hw.png goes
+    assert (tmp_path / "epcc.png").exists() and not (tmp_path / "hw.png").exists()
 
 
 # ---- summary ------------------------------------------------------------------------------------

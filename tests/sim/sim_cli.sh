@@ -70,6 +70,19 @@ ANDGATE="$build/bin/andgate" "$src/scripts/sim_experiment.sh" 001-jitter "$out/e
 grep -q '^| hw:hw-reflex | ' "$out/exp.md" && grep -q '^| andgate:central:line=64 | ' "$out/exp.md"
 set +e; ANDGATE="$build/bin/andgate" "$src/scripts/sim_experiment.sh" nosuch > /dev/null 2>&1; rc=$?; set -e
 [ $rc -eq 2 ]
+# 004's Tables III-IV beside the FSM (andgate-subutai-table): all 8 states x best/worst in both tables, the
+# hw-subutai device after them; a machine without Subutai-HW and a bad argument refused with one line
+ANDGATE="$build/bin/andgate" "$src/scripts/sim_experiment.sh" 004-fsm "$out/exp" > "$out/fsm.md"
+for st in Allocation Deallocation 'Mutex Lock' 'Mutex Unlock' 'Barrier Wait' 'Condition Wait' \
+          'Condition Broadcast' 'Condition Signal'; do
+  [ "$(grep -c "^| $st | \(best\|worst\) | " "$out/fsm.md")" -eq 4 ]
+done
+grep -q '^| Mutex Lock | worst | 11m | 27 | 27 | 27 | 11m + 0c | 1.000 | yes |$' "$out/fsm.md"
+grep -q '^| hw:hw-subutai | ' "$out/fsm.md"
+set +e; msg=$("$build/libexec/andgate/andgate-subutai-table" tile64 2>&1); rc=$?; set -e
+[ $rc -eq 1 ] && [ "$(printf '%s\n' "$msg" | wc -l)" -eq 1 ] && [[ $msg == *subutai_ni* ]]
+set +e; "$build/libexec/andgate/andgate-subutai-table" --bogus > /dev/null 2>&1; rc=$?; set -e
+[ $rc -eq 2 ]
 bad() { # the arguments must be refused with exit 2 and a message containing $1
   local want=$1; shift
   set +e; msg=$("$build/bin/andgate" sim "$@" 2>&1); rc=$?; set -e

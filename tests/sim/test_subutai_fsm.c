@@ -5,8 +5,9 @@
  *                             FSMentry = 4, FSMexit = 1 ns) as printed and as Table III's formula, and Table
  *                             III's formula for a second parameter set. A row must equal 004's figure, or, for
  *                             the three rows listed in `dev` (docs/sim-hw.md says why), the model's own formula.
- *                             Also: noc64.json's devices.subutai_ni are Table IV's values; the injection times
- *                             (printed); the defined error answers (status, in or before the FSM, cost).
+ *                             Also: noc64.json's devices.subutai_ni are Table IV's values; the defined error
+ *                             answers (status, in or before the FSM, cost). The injection times beside Table IV's:
+ *                             andgate-subutai-table (sim/subutai_table.c), which drives the same cases.
  *   test_subutai_fsm random N N random schedules against a reference (subutai_fsm_random.c)
  *   test_subutai_fsm broken   each deliberate breakage (SUF_BRK_*) must make the random schedules fail
  */
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "subutai_fsm.h"
+#include "subutai_cases.h"
 #include "machine.h"
 
 int suf_random(unsigned seeds, unsigned brk, int verbose);
@@ -31,114 +32,45 @@ static const struct pset PB = {"second set", 0.8, 3, 2.5, 1.5, 4, 20};
 
 static int fails;
 
-static struct suf_res go(struct suf *s, enum suf_op op, unsigned id, unsigned th, unsigned mx)
-{
-    struct suf_res r;
-    struct suf_req q = {.op = op, .id = id, .thread = th, .mutex = mx};
-    suf_request(s, &q, &r);
-    return r;
-}
-
-static unsigned mk(struct suf *s, enum suf_kind k, unsigned max)
-{
-    struct suf_res r;
-    struct suf_req q = {.op = SUF_ALLOC, .kind = k, .max = max};
-    if (suf_request(s, &q, &r) != SUF_OK) {
-        printf("FAIL: allocation refused\n");
-        fails++;
-    }
-    return r.id;
-}
-
 static void fresh(struct suf *s, const struct pset *p)
 {
     struct suf_params pp = {p->c, p->m, p->entry, p->exit};
     suf_init(s, &pp, SUF_NENT);
 }
 
-/* A mutex owned by thread 1000 with waiters 1001.. until `left` free entries remain. */
-static unsigned fill(struct suf *s, unsigned left)
+static unsigned mk(struct suf *s, enum suf_kind k, unsigned max)
 {
-    unsigned f = mk(s, SUF_MUTEX, 0);
-    go(s, SUF_LOCK, f, 1000, 0);
-    for (unsigned t = 1001; suf_free_count(s) > (int)left; t++)
-        go(s, SUF_LOCK, f, t, 0);
-    return f;
+    unsigned id = suf_mk(s, k, max);
+    if (id == SUF_NCTRL) {
+        printf("FAIL: allocation refused\n");
+        fails++;
+    }
+    return id;
 }
 
-/* The request of each row's case (worst = 1, best = 0); every row's setup is described beside it. */
+static const struct suf_paper_params *pparams(const struct pset *p)
+{
+    static struct suf_paper_params pp;
+    pp = (struct suf_paper_params){{p->c, p->m, p->entry, p->exit}, p->n, p->rho};
+    return &pp;
+}
+
+/* The request of each row's case (worst = 1, best = 0): sim/hw/subutai_cases.c, shared with the table tool. */
 static struct suf_res scenario(int row, int worst, const struct pset *p)
 {
-    static struct suf s;
-    fresh(&s, p);
-    unsigned mx, cv, b;
-    switch (row) {
-    case 0: /* Allocation: the first (best) or the n-th (worst) control structure is free */
-        for (unsigned i = 0; worst && i + 1 < p->n; i++)
-            mk(&s, SUF_MUTEX, 0);
-        return go(&s, SUF_ALLOC, 0, 1, 0);
-    case 1: /* Deallocation of an idle mutex */
-        mx = mk(&s, SUF_MUTEX, 0);
-        return go(&s, SUF_DEALLOC, mx, 1, 0);
-    case 2: /* Mutex Lock: free (best); owned with a waiter queued, 2+ free entries (worst) */
-        mx = mk(&s, SUF_MUTEX, 0);
-        if (worst) {
-            go(&s, SUF_LOCK, mx, 1, 0);
-            go(&s, SUF_LOCK, mx, 2, 0);
-        }
-        return go(&s, SUF_LOCK, mx, 3, 0);
-    case 3: /* Mutex Unlock: no waiter (best); 2 waiters and a free list (worst) */
-        mx = mk(&s, SUF_MUTEX, 0);
-        go(&s, SUF_LOCK, mx, 1, 0);
-        for (unsigned t = 2; worst && t <= 3; t++)
-            go(&s, SUF_LOCK, mx, t, 0);
-        return go(&s, SUF_UNLOCK, mx, 1, 0);
-    case 4: /* Barrier Wait: first arrival taking the last free entry (best); the (rho+1)-th releasing rho */
-        if (!worst) {
-            fill(&s, 1);
-            b = mk(&s, SUF_BARRIER, 3);
-            return go(&s, SUF_BARRIER_WAIT, b, 1, 0);
-        }
-        b = mk(&s, SUF_BARRIER, p->rho + 1);
-        for (unsigned t = 0; t < p->rho; t++)
-            go(&s, SUF_BARRIER_WAIT, b, t, 0);
-        return go(&s, SUF_BARRIER_WAIT, b, p->rho, 0);
-    case 5: /* Condition Wait: empty cond, last free entry, mutex without waiters (best); cond with a
-             * waiter, 2+ free entries, mutex with 2 waiters (worst) */
-        if (!worst)
-            fill(&s, 1);
-        mx = mk(&s, SUF_MUTEX, 0);
-        cv = mk(&s, SUF_COND, 0);
-        if (worst) { /* 1 waits on the cond, 2 owns the mutex, 3 and 4 are queued on it */
-            go(&s, SUF_LOCK, mx, 1, 0);
-            go(&s, SUF_COND_WAIT, cv, 1, mx);
-        }
-        for (unsigned t = 2; t <= (worst ? 4u : 2u); t++)
-            go(&s, SUF_LOCK, mx, t, 0);
-        return go(&s, SUF_COND_WAIT, cv, 2, mx);
-    case 6: /* Condition Broadcast, 7: Condition Signal: empty cond (best); 2 waiters, free mutex (worst) */
-    case 7:
-        mx = mk(&s, SUF_MUTEX, 0);
-        cv = mk(&s, SUF_COND, 0);
-        for (unsigned t = 1; worst && t <= 2; t++) {
-            go(&s, SUF_LOCK, mx, t, 0);
-            go(&s, SUF_COND_WAIT, cv, t, mx);
-        }
-        return go(&s, row == 6 ? SUF_BROADCAST : SUF_SIGNAL, cv, 9, mx);
+    struct suf_res r;
+    if (suf_case(row, worst, pparams(p), &r)) {
+        printf("FAIL: %s %s: the setup was refused\n", suf_paper[row].state, worst ? "worst" : "best");
+        fails++;
     }
-    abort();
+    return r;
 }
 
-/* 004 Table III (rows 0-7, best and worst) at a parameter set, without FSMentry/FSMexit. */
+/* 004 Table III (rows 0-7, best and worst) at a parameter set, without FSMentry/FSMexit (sim/hw/subutai_paper.c).
+ */
 static double paper(int row, int worst, const struct pset *p)
 {
-    double c = p->c, m = p->m, n = p->n, rho = p->rho, un[2] = {2 * m, 10 * m + c};
-    double f[8][2] = {{4 * m + c, n * m + 3 * m + c}, {3 * m, 3 * m},
-                      {2 * m + c, 11 * m},           {2 * m, 10 * m + c},
-                      {7 * m, (m + c) + rho * (11 * m + 3 * c)},
-                      {5 * m + c + un[0], 10 * m + c + un[1]},
-                      {m, 18 * m + c},               {m, 29 * m + 2 * c}};
-    return f[row][worst];
+    return suf_formula_ns(&suf_paper[row].resp[worst], pparams(p));
 }
 
 /* The model's own formula where it departs from 004 (row, worst), docs/sim-hw.md. */
@@ -161,19 +93,15 @@ static double dev(int row, int worst, const struct pset *p, const char **why)
     return NAN;
 }
 
-static const char *const ROW[] = {"Allocation", "Deallocation", "Mutex Lock", "Mutex Unlock", "Barrier Wait",
-                                  "Condition Wait", "Condition Broadcast", "Condition Signal"};
-static const double TIV[8][2] = {{14, 20}, {11, 11}, {10, 27}, {9, 26}, {19, 1583}, {20, 47}, {7, 42}, {7, 65}};
-
 static void check_row(int row, int worst, const struct pset *p, int table4)
 {
     struct suf_res r = scenario(row, worst, p);
     const char *why;
     double fix = p->entry + p->exit, want = paper(row, worst, p) + fix, d = dev(row, worst, p, &why);
-    double printed = table4 ? TIV[row][worst] : want;
+    double printed = table4 ? suf_paper[row].table4[worst] : want;
     /* Table III's formula must give Table IV's printed figure; the model must give the formula (or its own) */
     int ok = fabs(printed - want) < 1e-9 && fabs(r.t - (why ? d + fix : want)) < 1e-9;
-    printf("  %-20s %-5s  004 %8.2f ns%s  model %8.2f ns (%3u m + %3u c)  %s%s\n", ROW[row],
+    printf("  %-20s %-5s  004 %8.2f ns%s  model %8.2f ns (%3u m + %3u c)  %s%s\n", suf_paper[row].state,
            worst ? "worst" : "best", want, table4 ? (fabs(printed - want) < 1e-9 ? " (=IV)" : " (!IV)") : "", r.t,
            r.mops, r.cyc, ok ? (why ? "DEVIATES as documented: " : "match") : "FAIL", why ? why : "");
     if (!ok)
@@ -196,19 +124,6 @@ static void check_packets(const struct pset *p)
         fails++;
 }
 
-/* The other packet-injection figures of Table IV, printed beside the model's (not checked: 004's Table III
- * and IV disagree on them, e.g. Mutex Unlock 2m + c = 9 ns vs 12 ns; docs/sim-hw.md). */
-static void print_injections(void)
-{
-    static const int rows[][2] = {{0, 0}, {0, 1}, {2, 0}, {3, 1}, {6, 1}, {7, 1}};
-    static const char *const iv[] = {"10", "15", "None (lock worst: 10)", "12", "27", "27"};
-    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        struct suf_res r = scenario(rows[i][0], rows[i][1], &PA);
-        printf("  inject %-20s %-5s  004 IV %-22s model %s%g ns\n", ROW[rows[i][0]], rows[i][1] ? "worst" : "best",
-               iv[i], r.npkt ? "" : "none ", r.npkt ? r.pkt[0].at : 0.0);
-    }
-}
-
 static void expect(const char *what, struct suf_res r, enum suf_status st, int fsm, double t)
 {
     int ok = r.st == st && r.fsm == fsm && fabs(r.t - t) < 1e-9;
@@ -227,23 +142,24 @@ static void check_errors(void)
     fresh(&s, p);
     unsigned mx = mk(&s, SUF_MUTEX, 0), cv = mk(&s, SUF_COND, 0), m2 = mk(&s, SUF_MUTEX, 0);
     mk(&s, SUF_BARRIER, 2);
-    expect("5th allocation (n = 4): SW-only fallback", go(&s, SUF_ALLOC, 0, 1, 0), SUF_ENOSPC, 1,
+    expect("5th allocation (n = 4): SW-only fallback", suf_go(&s, SUF_ALLOC, 0, 1, 0), SUF_ENOSPC, 1,
            4 * p->m + p->c + fix);
-    expect("unlock of a free mutex", go(&s, SUF_UNLOCK, mx, 1, 0), SUF_EPERM, 0, 0);
-    go(&s, SUF_LOCK, mx, 1, 0);
-    expect("unlock by a non-owner", go(&s, SUF_UNLOCK, mx, 2, 0), SUF_EPERM, 0, 0);
-    expect("lock by the owner", go(&s, SUF_LOCK, mx, 1, 0), SUF_EDEADLK, 1, p->m + p->c + fix);
-    expect("cond wait without the mutex", go(&s, SUF_COND_WAIT, cv, 2, mx), SUF_EPERM, 0, 0);
-    expect("unknown id", go(&s, SUF_LOCK, 7, 1, 0), SUF_EINVAL, 0, 0);
-    expect("barrier wait on a mutex", go(&s, SUF_BARRIER_WAIT, mx, 1, 0), SUF_EINVAL, 0, 0);
-    expect("dealloc of a locked mutex", go(&s, SUF_DEALLOC, mx, 1, 0), SUF_EBUSY, 0, 0);
-    go(&s, SUF_COND_WAIT, cv, 1, mx);
-    go(&s, SUF_LOCK, m2, 3, 0);
-    expect("cond wait with a second mutex", go(&s, SUF_COND_WAIT, cv, 3, m2), SUF_EINVAL, 0, 0);
+    expect("unlock of a free mutex", suf_go(&s, SUF_UNLOCK, mx, 1, 0), SUF_EPERM, 0, 0);
+    suf_go(&s, SUF_LOCK, mx, 1, 0);
+    expect("unlock by a non-owner", suf_go(&s, SUF_UNLOCK, mx, 2, 0), SUF_EPERM, 0, 0);
+    expect("lock by the owner", suf_go(&s, SUF_LOCK, mx, 1, 0), SUF_EDEADLK, 1, p->m + p->c + fix);
+    expect("cond wait without the mutex", suf_go(&s, SUF_COND_WAIT, cv, 2, mx), SUF_EPERM, 0, 0);
+    expect("unknown id", suf_go(&s, SUF_LOCK, 7, 1, 0), SUF_EINVAL, 0, 0);
+    expect("barrier wait on a mutex", suf_go(&s, SUF_BARRIER_WAIT, mx, 1, 0), SUF_EINVAL, 0, 0);
+    expect("dealloc of a locked mutex", suf_go(&s, SUF_DEALLOC, mx, 1, 0), SUF_EBUSY, 0, 0);
+    suf_go(&s, SUF_COND_WAIT, cv, 1, mx);
+    suf_go(&s, SUF_LOCK, m2, 3, 0);
+    expect("cond wait with a second mutex", suf_go(&s, SUF_COND_WAIT, cv, 3, m2), SUF_EINVAL, 0, 0);
     fresh(&s, p);
-    unsigned b = mk(&s, SUF_BARRIER, 3), f = fill(&s, 0);
-    expect("lock of an owned mutex, no free entry", go(&s, SUF_LOCK, f, 5, 0), SUF_EAGAIN, 1, p->m + p->c + fix);
-    expect("barrier wait, no free entry", go(&s, SUF_BARRIER_WAIT, b, 5, 0), SUF_EAGAIN, 1, p->m + p->c + fix);
+    unsigned b = mk(&s, SUF_BARRIER, 3), f = suf_fill(&s, 0);
+    expect("lock of an owned mutex, no free entry", suf_go(&s, SUF_LOCK, f, 5, 0), SUF_EAGAIN, 1,
+           p->m + p->c + fix);
+    expect("barrier wait, no free entry", suf_go(&s, SUF_BARRIER_WAIT, b, 5, 0), SUF_EAGAIN, 1, p->m + p->c + fix);
 }
 
 /* Table IV's parameters are the machine file's (noc64.json, devices.subutai_ni, sourced to 004). */
@@ -277,13 +193,16 @@ static void check_between(void)
     } c[5];
     fresh(&s, p);
     unsigned mx = mk(&s, SUF_MUTEX, 0), b = mk(&s, SUF_BARRIER, 4);
-    go(&s, SUF_LOCK, mx, 1, 0);
-    c[0].r = go(&s, SUF_LOCK, mx, 2, 0), c[0].what = "lock queued, empty queue", c[0].mops = 9, c[0].cyc = 0;
-    c[1].r = go(&s, SUF_UNLOCK, mx, 1, 0), c[1].what = "unlock to the only waiter", c[1].mops = 8, c[1].cyc = 1;
-    c[2].r = go(&s, SUF_BARRIER_WAIT, b, 1, 0), c[2].what = "barrier 1st arrival", c[2].mops = 10, c[2].cyc = 0;
-    c[3].r = go(&s, SUF_BARRIER_WAIT, b, 2, 0), c[3].what = "barrier 2nd arrival", c[3].mops = 12, c[3].cyc = 0;
-    go(&s, SUF_BARRIER_WAIT, b, 3, 0);
-    c[4].r = go(&s, SUF_BARRIER_WAIT, b, 4, 0), c[4].what = "barrier last of 4 (3 queued)";
+    suf_go(&s, SUF_LOCK, mx, 1, 0);
+    c[0].r = suf_go(&s, SUF_LOCK, mx, 2, 0), c[0].what = "lock queued, empty queue", c[0].mops = 9, c[0].cyc = 0;
+    c[1].r = suf_go(&s, SUF_UNLOCK, mx, 1, 0);
+    c[1].what = "unlock to the only waiter", c[1].mops = 8, c[1].cyc = 1;
+    c[2].r = suf_go(&s, SUF_BARRIER_WAIT, b, 1, 0);
+    c[2].what = "barrier 1st arrival", c[2].mops = 10, c[2].cyc = 0;
+    c[3].r = suf_go(&s, SUF_BARRIER_WAIT, b, 2, 0);
+    c[3].what = "barrier 2nd arrival", c[3].mops = 12, c[3].cyc = 0;
+    suf_go(&s, SUF_BARRIER_WAIT, b, 3, 0);
+    c[4].r = suf_go(&s, SUF_BARRIER_WAIT, b, 4, 0), c[4].what = "barrier last of 4 (3 queued)";
     c[4].mops = 1 + 2 * 11 + 9, c[4].cyc = 1 + 3 * 3;
     for (int i = 0; i < 5; i++) {
         double t = p->entry + c[i].mops * p->m + c[i].cyc * p->c + p->exit;
@@ -307,7 +226,6 @@ static int table(void)
                 check_row(row, w, p, k == 0);
         check_packets(p);
     }
-    print_injections();
     check_between();
     check_errors();
     printf("%s\n", fails ? "FAIL" : "ok");
