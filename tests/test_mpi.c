@@ -167,6 +167,31 @@ static MPI_Win check_window(void)
     return win;
 }
 
+/* When mpirun bound every rank to one CPU of its own and the node's threads outnumber those CPUs, the
+ * node barrier must know it (libandgate-mpi passes the placement): with wait=auto the threads of a CPU
+ * meet at a counter, hybrid:group=core (src/auto.c). Else nothing to check. */
+static void check_placement(int nranks)
+{
+    cpu_set_t set;
+    int me = -1, *all = calloc((size_t)nranks, sizeof *all);
+    if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) == 1)
+        for (int c = 0; c < CPU_SETSIZE && me < 0; c++)
+            if (CPU_ISSET(c, &set))
+                me = c;
+    MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    int distinct = 1;
+    for (int r = 0; r < nranks; r++)
+        for (int q = 0; q < r; q++)
+            distinct &= all[r] >= 0 && all[r] != all[q];
+    free(all);
+    const char *node = getenv("ANDGATE_MPI_NODE"), *algo = getenv("ANDGATE_ALGO"), *wait = getenv("ANDGATE_WAIT");
+    if (!distinct || nranks < 2 || R.J <= (unsigned long)nranks || (node && strcmp(node, "shared")) ||
+        (algo && *algo && strcmp(algo, "auto")) || (wait && *wait && strcmp(wait, "auto")))
+        return;
+    CHECK(strstr(ag_mpi_barrier_describe(R.b), "node=hybrid:group=core") != NULL,
+          "ranks bound to a CPU each, %lu threads on %d CPUs: %s", R.J, nranks, ag_mpi_barrier_describe(R.b));
+}
+
 int main(int argc, char **argv)
 {
     int provided, nranks;
@@ -187,6 +212,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     if (R.rank == 0)
         printf("%d ranks, %lu threads: %s\n", nranks, R.J, ag_mpi_barrier_describe(R.b));
+    check_placement(nranks);
 
     pthread_t th[MAXT];
     for (unsigned t = 0; t < R.tpr; t++)
