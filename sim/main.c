@@ -174,7 +174,8 @@ static void check_oversubscribed(const struct ag_exp *o, const struct sim_machin
 
 /* --workload against --algos and --threads: its primitives are software (a barrier algorithm's spec) or
  * hw-subutai's; prodcons needs a producer and a consumer. */
-static void check_workload(const struct ag_exp *o, const char *algos, const unsigned *counts, unsigned nc)
+static void check_workload(const struct ag_exp *o, const struct sim_machine *m, const char *algos,
+                           const unsigned *counts, unsigned nc)
 {
     if (!o->workload)
         return;
@@ -186,6 +187,9 @@ static void check_workload(const struct ag_exp *o, const char *algos, const unsi
         if ((hw && strcmp(specs[i], "hw-subutai")) || !strcmp(specs[i], "all") || !strcmp(specs[i], "hw"))
             ag_usage_error(PROG, "--workload %s: --algos '%s': expected barrier algorithms (software mutex and "
                            "condition) or hw-subutai (its FSM serves all three)", o->workload, specs[i]);
+        if (!hw && strcmp(specs[i], "andgate") && m->os_ns[SIM_OS_WAKEUP] < 0) /* the futex model (sync_futex.c) */
+            ag_usage_error(PROG, "--workload %s: the software mutex and condition need %s's os block (andgate info "
+                           "--measure writes it for this host; the papers give none for theirs)", o->workload, m->name);
     }
     for (unsigned c = 0; c < nc; c++)
         if (!strcmp(o->workload, "prodcons") && counts[c] < 2)
@@ -215,7 +219,7 @@ static int plan(const struct ag_exp *o)
     unsigned counts[64];
     load_machine(o, &m);
     check_pin_wait(o, &m);
-    check_workload(o, o->algos, counts, plan_counts(o, &m, counts));
+    check_workload(o, &m, o->algos, counts, plan_counts(o, &m, counts));
     char title[400], err[300];
     snprintf(title, sizeof title, "sim: %s (%s), %u hardware threads", m.name, m.title, m.threads);
     unsigned hw2[2] = { 0, 0 };
@@ -306,7 +310,7 @@ static int job(const struct ag_exp *o)
     int hw_workload = o->workload && hw; /* its FSM serves the barrier: --wait does not apply */
     if (n > m.threads)
         check_oversubscribed(o, &m, n, !hw_workload);
-    check_workload(o, o->impl, &n, 1);
+    check_workload(o, &m, o->impl, &n, 1);
     if (!strcmp(o->method, "all"))
         ag_usage_error(PROG, "--method: one method per job, got 'all'");
     if (!hw && strcmp(o->impl, "andgate"))
