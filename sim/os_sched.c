@@ -24,8 +24,10 @@
  *        hardware thread (an interpretation: 004's scheduler is not described per CPU) at each decision
  *        (004: "currently"); past it, RR until it leaves the critical section (004 Table VII's "RR (CS)").
  *        004's system-wide livelock limit on CSA use per timeframe is not modeled (no value given).
- * A new arrival does not preempt the running participant at once: decisions are taken when a slice
- * ends or a participant leaves (the engine charges compute in pieces that end at slice boundaries). */
+ * Decisions are taken when a slice ends, a participant leaves, and (CSA) at every scheduling point of a
+ * participant without priority while one with priority waits for its hardware thread: it is preempted
+ * then. RR never preempts before a slice ends. The engine charges compute in pieces that end at slice
+ * boundaries, and under CSA at most PIECE_NS long (a priority participant waits at most that). */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 
 #define DEFAULT_TS_NS 1e6 /* 004 §VII, Fig. 10 and Table VII: "a timeslot of 1ms" */
+#define PIECE_NS 10000.0  /* CSA: compute is charged in pieces of at most this (the model's granularity) */
 
 struct cpu {
     int run, last, head, tail; /* running participant, the one before it, run queue (-1: none) */
@@ -233,10 +236,17 @@ int sim_os_tick(struct sim *s)
     struct part *x = &s->part[p];
     struct cpu *c = cpu_of(s, p);
     int prev;
-    if (x->clock < c->slice_end)
+    if (!c->nq) { /* alone: a slice that ended is renewed (CSALimit is weighed only when others wait) */
+        if (x->clock >= c->slice_end)
+            c->slice_end = x->clock + s->os->ts;
         return 0;
-    /* CSALimit is weighed only when another participant wants the CPU (alone, priority means nothing) */
-    if (!c->nq || pick(s, c, x->clock, csa_priority(s, p, x->clock), &prev) < 0) {
+    }
+    if (x->clock < c->slice_end) {
+        /* CSA: a participant with priority that became ready preempts one without (004 §VII-A: it "has
+         * priority over the execution of all other threads") */
+        if (s->o->sched != SIM_SCHED_CSA || csa_priority(s, p, x->clock) || pick(s, c, x->clock, 1, &prev) < 0)
+            return 0;
+    } else if (pick(s, c, x->clock, csa_priority(s, p, x->clock), &prev) < 0) {
         c->slice_end = x->clock + s->os->ts;
         return 0;
     }
@@ -315,7 +325,9 @@ void sim_os_cs_changed(struct sim *s, unsigned p)
     }
 }
 
-/* ns of compute by the running participant, cut where its time slice ends (a scheduling point). */
+/* ns of compute by the running participant, cut where its time slice ends and into pieces of at most
+ * PIECE_NS (scheduling points: under CSA a participant with priority that became ready meanwhile takes
+ * the hardware thread at the next one, PIECE_NS at most after it became ready). */
 void sim_compute(struct sim *s, double ns)
 {
     struct part *x = &s->part[s->cur];
@@ -329,8 +341,12 @@ void sim_compute(struct sim *s, double ns)
             sim_yield(s);
             continue;
         }
+        if (s->o->sched == SIM_SCHED_CSA && room > PIECE_NS)
+            room = PIECE_NS;
         double step = ns < room ? ns : room;
         x->clock += step;
         ns -= step;
+        if (ns > 0)
+            sim_yield(s);
     }
 }
