@@ -44,7 +44,7 @@ static int episode(struct sim *s, unsigned tid, double *ready)
     int rc = ag_arrive(s->algo, &s->run, s->self, tid, &tok);
     if (rc)
         return rc;
-    p->clock += s->o->split_ns;
+    sim_compute(s, s->o->split_ns);
     *ready = p->clock;
     sim_yield(s); /* the departure starts in clock order */
     return ag_depart(s->algo, &s->run, s->self, tid, tok, AG_NO_DEADLINE);
@@ -66,7 +66,7 @@ static void participant(void)
             work += s->o->work_jitter_ns * (double)(sim_next_rand(s) >> 11) * 0x1.0p-53;
         sim_compute(s, work);
         if (s->o->method == SIM_JITTER && n > 1 && tid == (s->o->late_fixed ? n - 1 : k % n))
-            p->clock += s->o->late_ns;
+            sim_compute(s, s->o->late_ns);
         sim_yield(s); /* the arrival happens in clock order */
         s->arrived++;
         double slept = p->slept;

@@ -179,6 +179,9 @@ static void check_workload(const struct ag_exp *o, const struct sim_machine *m, 
 {
     if (!o->workload)
         return;
+    if (strcmp(o->method, "latency"))
+        ag_usage_error(PROG, "--workload %s: --method %s: a workload's record has its iterations' durations "
+                       "(latency only)", o->workload, o->method);
     char buf[4096], *specs[128];
     snprintf(buf, sizeof buf, "%s", algos);
     unsigned n = ag_spec_split_list(buf, specs, 128);

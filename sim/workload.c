@@ -56,7 +56,8 @@ int sim_wl_setup(struct sim *s, char *err, size_t len)
         return snprintf(err, len, "out of memory"), -1;
     for (unsigned m = 0; m < w->nmutex; m++)
         s->wl->owner[m] = -1;
-    snprintf(s->res->describe, sizeof s->res->describe, "%s", s->o->hw ? s->o->hw->name : s->res->describe);
+    if (s->o->hw) /* a software barrier's spec was described by the engine */
+        snprintf(s->res->describe, sizeof s->res->describe, "%s", s->o->hw->name);
     if (s->wl->sy->setup(s, w->nmutex, w->ncond, err, len))
         return -1;
     return w->setup(s, err, len);

@@ -45,11 +45,11 @@ static void ask_worker(const struct ag_exp *o, struct sim_plan *p, struct ag_chi
 {
     char alpha[32];
     snprintf(alpha, sizeof alpha, "%.17g", o->alpha);
-    char *av[16] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
+    char *av[18] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
                      (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait };
     unsigned n = 12;
-    if (o->workload) /* the workload's checks: its primitives, its counts, waits that do not apply */
-        av[n++] = "--workload", av[n++] = (char *)o->workload;
+    if (o->workload) /* the workload's checks: its primitives, counts and method, waits that do not apply */
+        av[n++] = "--workload", av[n++] = (char *)o->workload, av[n++] = "--method", av[n++] = (char *)o->method;
     if (o->alpha >= 0)
         av[n++] = "--alpha", av[n++] = alpha;
     av[n] = NULL;

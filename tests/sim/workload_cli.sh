@@ -47,7 +47,7 @@ for row in "Mutex lock empty" "Mutex lock queued" "Mutex unlock" "Barrier wait (
     || { echo "FAIL: Table XI row '$row' missing or incomplete"; cat "$out/xi.md"; exit 1; }
 done
 ANDGATE="$ag" ANDGATE_OS_FROM="$out/noc64os.json" "$src/scripts/sim_experiment.sh" 004-csa "$out/exp" > "$out/csa.md"
-[ "$(grep -cE '^\| (andgate:central|hw:hw-subutai) \| [0-9]+ \| (yes|no) \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|' "$out/csa.md")" -eq 5 ] || { cat "$out/csa.md"; exit 1; }
+[ "$(grep -cE '^\| (andgate:central:line=64|hw:hw-subutai) \| [0-9]+ \| (yes|no) \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|' "$out/csa.md")" -eq 5 ] || { cat "$out/csa.md"; exit 1; }
 bad() { # the arguments must be refused with exit 2 and a message containing $1
   local want=$1; shift
   set +e; msg=$("$ag" sim "$@" 2>&1); rc=$?; set -e
@@ -67,4 +67,5 @@ bad "the software mutex and condition need noc64's os block" --machine noc64 --w
 bad "need a wait that gives the CPU away" "${os[@]}" --algos central --threads 65 --wait spin
 bad "need a wait that gives the CPU away" "${os[@]}" --algos central --threads 65 --wait 'block;hybrid'
 bad "noc64 has 64 hardware threads, and more participants need its os.context_switch" --machine noc64 --threads 65
-echo "bad arguments: 12 passed, 0 failed"
+bad "--method epcc: a workload's record has its iterations' durations" "${os[@]}" --workload phases --algos central --method epcc
+echo "bad arguments: 13 passed, 0 failed"
