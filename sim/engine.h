@@ -86,7 +86,8 @@ struct sim_opts {
     /* more participants than hardware threads (os_sched.c): the policy and its time slice */
     enum sim_sched sched;
     double timeslice_ns;       /* 0: 004 §VII's 1 ms */
-    int broken_mutex;          /* tests only: the software mutex lets every locker in (the checks must fail) */
+    int broken_sync;           /* tests only, the checks must fail: 1 the software mutex lets every locker in,
+                                * 2 its condition's signal and broadcast wake nobody (a lost wake-up) */
     struct sim_os_trace *trace; /* tests: the stretches each participant ran, or NULL */
     /* a workload instead of barrier episodes (workload.c): prodcons or phases, NULL: barrier episodes */
     const char *workload;

@@ -137,7 +137,7 @@ static void lock_contended(struct sim *s, unsigned m)
 static int fx_lock(struct sim *s, unsigned m)
 {
     uint64_t expected = 0;
-    if (sim_cas(&s->run.fl, sim_sync_slot(s, m), &expected, 1) || s->o->broken_mutex)
+    if (sim_cas(&s->run.fl, sim_sync_slot(s, m), &expected, 1) || s->o->broken_sync == 1)
         return 0;
     if (expected == 2)
         futex_wait(s, m, 2);
@@ -164,7 +164,7 @@ static void fx_wake_cond(struct sim *s, unsigned c, int k)
 {
     unsigned w = fx(s)->nmutex + c;
     sim_fetch_add(&s->run.fl, sim_sync_slot(s, w), 1);
-    futex_wake(s, w, k, 1);
+    futex_wake(s, w, s->o->broken_sync == 2 ? 0 : k, 1);
 }
 
 static void fx_signal(struct sim *s, unsigned c, unsigned m)

@@ -6,7 +6,8 @@
  *            (plus one operation); RR: no ready participant waits longer than the others' slices; CSA:
  *            no participant with priority is passed over, and nobody runs beyond CSALimit (004 Eq. 2)
  *   random   mutual exclusion, condition semantics and conservation under the engine's random schedule,
- *            software and hw-subutai, with and without oversubscription; a broken mutex must be caught
+ *            software and hw-subutai, with and without oversubscription; a broken mutex and a condition
+ *            that loses wake-ups must be caught; barrier episodes beyond the hardware threads
  *   counts   prodcons's calls add up (locks = unlocks, a broadcast per round, a barrier per participant
  *            and round, every item consumed once)
  * No timing thresholds: the bounds are the scheduler's own rules, in virtual time. */
@@ -117,7 +118,7 @@ static int one(const struct sim_machine *m, const struct sim_hw *hw, const char 
     struct sim_opts o = { .m = m, .algo = "central", .hw = hw, .n = n, .seed = seed, .random_schedule = random,
                           .sleeps = 1, .workload = wl, .items = 12, .work_ns = 3000, .work_jitter_ns = 3000,
                           .cs_ns = 500, .timeslice_ns = 4000, .sched = seed & 1 ? SIM_SCHED_CSA : SIM_SCHED_RR,
-                          .broken_mutex = broken };
+                          .broken_sync = broken };
     return sim_run(&o, r) == 0 && r->ok;
 }
 
@@ -140,12 +141,27 @@ static void random_schedules(const struct sim_machine *k, const struct sim_machi
             CHECK(!bad, "%s with %s, %u participants on %s: %u of %u random schedules failed (%s)", wls[w],
                   cases[c].hw ? "hw-subutai" : "futex", cases[c].n, cases[c].m->name, bad, n, why);
         }
-    /* the checks can fail: a mutex that lets every locker in is caught */
-    unsigned caught = 0;
+    /* the checks can fail: a mutex that lets every locker in, a condition that loses its wake-ups */
+    unsigned caught = 0, lost = 0;
     struct sim_result r;
-    for (uint64_t seed = 0; seed < 20; seed++)
+    for (uint64_t seed = 0; seed < 20; seed++) {
         caught += !one(k, NULL, "phases", 6, seed, 1, 1, &r) && strstr(r.error, "mutex");
+        lost += !one(k, NULL, "prodcons", 6, seed, 1, 2, &r) && strstr(r.error, "deadlock");
+    }
     CHECK(caught > 0, "a broken mutex went unnoticed in 20 random schedules");
+    CHECK(lost > 0, "a condition that wakes nobody went unnoticed in 20 random schedules");
+    /* barrier episodes with 2-3 participants per hardware thread, sleeping and yielding, random schedules */
+    static const char *const algos[] = { "central", "dissemination", "stour", "tournament" };
+    for (unsigned a = 0; a < sizeof algos / sizeof *algos; a++) {
+        unsigned bad = 0;
+        for (uint64_t seed = 0; seed < runs / 10 + 1; seed++) {
+            struct sim_opts o = { .m = k, .algo = algos[a], .n = 150, .episodes = 3, .seed = seed, .random_schedule = 1,
+                                  .sleeps = 1, .yield_ns = seed & 1 ? 1e300 : 0, .work_jitter_ns = 5000,
+                                  .timeslice_ns = 3000, .sched = SIM_SCHED_RR };
+            bad += sim_run(&o, &r) != 0 || !r.ok || !r.oversubscribed;
+        }
+        CHECK(!bad, "%s, 150 participants on 64 hardware threads: %u random schedules failed (%s)", algos[a], bad, r.error);
+    }
 }
 
 static void counts(const struct sim_machine *k, const struct sim_machine *noc)
