@@ -7,7 +7,10 @@
  * it waits (a sleeping or yielding wait, a futex, a queued Subutai request), when it ends, or when it is
  * preempted at the end of its time slice by a participant waiting in the queue. Costs, from the
  * machine's os block (sim/machines/README.md; the paper machines have none):
- *   a hand-off between two participants on a hardware thread    os.context_switch
+ *   a hand-off between two participants on a hardware thread    os.context_switch (measured as a futex
+ *                                                                ping-pong on one CPU, so it holds a wake
+ *                                                                and a wait too: a sleeper's hand-off is
+ *                                                                overcounted by at most those)
  *   a woken participant on an idle hardware thread               its wake's own cost (os.wakeup after a
  *                                                                futex wake, half an os.yield for a
  *                                                                yielding poll, 0 for a Subutai packet)
