@@ -6,7 +6,9 @@
  * the participants waiting on that line (a list per line); then, under the fixed schedule, it goes on
  * running the same participant while its clock is still the smallest (compared with the top of a
  * binary heap of runnable participants), and otherwise pushes it into the heap and switches to the
- * scheduler (coro.h: no system call). */
+ * scheduler (coro.h: no system call). With more participants than hardware threads, os_sched.c decides
+ * which one runs on each; with --workload, workload.c gives each participant its life instead of
+ * barrier episodes. */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
@@ -265,6 +267,22 @@ static void run_participants(struct sim *s, uint32_t broken, long *params, const
             sim_fail(s, "an episode without exactly one AG_SERIAL");
 }
 
+/* Each participant's hardware thread in hw[] and part[].hw; with more participants than hardware threads,
+ * participant t on the placement's thread t mod T (os_sched.c runs them). 0, or -1 with a message. */
+static int place(struct sim *s, unsigned *hw, char *msg, size_t len)
+{
+    const struct sim_opts *o = s->o;
+    unsigned n = s->n, placed = n < o->m->threads ? n : o->m->threads;
+    if (o->hw && !o->workload && n > placed)
+        return snprintf(msg, len, "%s: a barrier device serves one participant per hardware thread (%s has %u)",
+                        o->hw->name, o->m->name, o->m->threads), -1;
+    if (sim_place(o->m, placed, o->pin ? o->pin : "cores", hw, msg, len))
+        return -1;
+    for (unsigned t = 0; t < n; t++)
+        s->part[t].hw = hw[t] = hw[t % placed];
+    return 0;
+}
+
 int sim_run(const struct sim_opts *o, struct sim_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -291,18 +309,7 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     unsigned *hw = calloc(n, sizeof *hw);
     if (!s.part || !s.ready || !hw)
         return release(&s, hw, bits, &L, 0), ENOMEM;
-    /* more participants than hardware threads: participant t on the placement's thread t mod T (os_sched.c) */
-    unsigned placed = n < o->m->threads ? n : o->m->threads;
-    if (o->hw && !o->workload && n > placed)
-        msg[0] = 0, snprintf(msg, sizeof msg, "%s: a barrier device serves one participant per hardware thread "
-                             "(%s has %u)", o->hw->name, o->m->name, o->m->threads);
-    else if (sim_place(o->m, placed, o->pin ? o->pin : "cores", hw, msg, sizeof msg) == 0)
-        msg[0] = 0;
-    for (unsigned t = placed; !msg[0] && t < n; t++)
-        hw[t] = hw[t % placed];
-    for (unsigned t = 0; t < n; t++)
-        s.part[t].hw = hw[t];
-    if (msg[0] || sim_os_init(&s, msg, sizeof msg)) {
+    if (place(&s, hw, msg, sizeof msg) || sim_os_init(&s, msg, sizeof msg)) {
         release(&s, hw, bits, &L, 0);
         return invalid(res, msg);
     }
