@@ -36,6 +36,10 @@ struct ag_exp {
     const char *pin, *late, *schedule, *stores;
     unsigned episodes, budget_ms;
     double jitter_us, work_ns, work_jitter_ns, alpha, timeout_s, split_ns;
+    /* sim: workloads and the OS scheduler beyond the hardware threads (issue 14) */
+    const char *workload, *sched;
+    unsigned items;
+    double cs_ns, timeslice_us;
     unsigned long long seed;
     int model, quick;
     /* bench --mpi: fused barrier vs three-step vs MPI_Barrier over ranks x threads */

@@ -4,9 +4,11 @@
 # report code's --markdown), with what the paper says beside them. Virtual time: the numbers do not
 # depend on this machine's load. docs/results.md records the outcomes.
 # Usage: scripts/sim_experiment.sh NAME [OUTDIR]      scripts/sim_experiment.sh list
+# 004-*: the software primitives need OS costs no paper gives for noc64: this host's, measured by
+# `andgate info --measure` (or the os block of the machine file in ANDGATE_OS_FROM), grafted onto noc64.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp 004-fsm"
+names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp 004-fsm 004-prodcons 004-csa"
 name=${1:-}
 out=${2:-build/sim-experiment}
 export PYTHONPATH=$PWD/python
@@ -19,6 +21,19 @@ case $name in
     echo "named runs: $names"; [ -n "$name" ] || exit 2; exit 0 ;;
 esac
 mkdir -p "$out"
+# noc64 with an os block: ANDGATE_OS_FROM's (a machine file), else this host's measured now
+noc_with_os() {
+  local os=${ANDGATE_OS_FROM:-$1/host.json}
+  [ -n "${ANDGATE_OS_FROM:-}" ] || "$ag" info --measure --out "$os" > /dev/null
+  python3 - "$os" sim/machines/noc64.json "$1/noc64-os.json" <<'PY'
+import json, sys
+osd = json.load(open(sys.argv[1]))["os"]
+m = json.load(open(sys.argv[2]))
+m["name"], m["os"] = "noc64-os", osd
+json.dump(m, open(sys.argv[3], "w"), indent=1)
+print("OS costs (ns):", ", ".join(f"{k} {v['value']:,.0f}" for k, v in osd.items()), "\n")
+PY
+}
 case $name in
   002-wakeup)
     echo "002 §V-C, Fig. 12: global vs binary-tree vs NUMA-aware wake-up after stour's arrival (fan-in 4,"
@@ -89,6 +104,29 @@ PY
     echo; echo "#### hw-subutai on noc64 (release latency: last arrival to last departure)"; echo
     sim --machine noc64 --algos 'hw-subutai;dissemination;hybrid' --threads 2,4,8,16,32,64 --json "$out/$name.json" > /dev/null
     table "$out/$name.json" ;;
+  004-prodcons)
+    echo "004 §VIII-E, Table XI: one producer and five consumers (6 threads; 004 gives no item count: 100"
+    echo "assumed), average time per call. SW: glibc's futex mutex and condition, the central counting barrier"
+    echo "sleeping (--wait block); Subutai: hw-subutai's FSM serves all three. noc64 with this host's OS costs."; echo
+    noc_with_os "$out"
+    sim --machine "$out/noc64-os.json" --workload prodcons --items 100 --threads 6 --algos 'central;hw-subutai' \
+      --wait block --json "$out/$name.json" > /dev/null
+    python3 scripts/sim_004_tables.py "$out/$name.json" ;;
+  004-csa)
+    echo "004 §VII, Fig. 11, Fig. 13, Table VII: the critical-section-aware policy (CSA) against round robin"
+    echo "(1 ms slices) with the phase loop oversubscribed x1, x4, x8 (004's Bodytrack x1/x4/x8 on 64 cores)."
+    echo "Paper: CSA keeps critical-section time near the x1 case (Fig. 11); Bodytrack sets gain < 1.01x in"
+    echo "execution time, Streamcluster sets the most (Fig. 13); CSALimit ended ~10% / 8% of CSA sections"
+    echo "(Table VII). Assumed: 1-2 ms of compute per phase, 3 us critical sections (004 Fig. 10's mode), 10 phases."; echo
+    noc_with_os "$out"
+    for sch in rr csa; do
+      sim --machine "$out/noc64-os.json" --workload phases --items 10 --work-ns 1000000 --work-jitter-ns 1000000 \
+        --cs-ns 3000 --threads 64,256,512 --algos central --wait block --sched $sch --json "$out/$name-sw-$sch.json" > /dev/null
+      sim --machine "$out/noc64-os.json" --workload phases --items 10 --work-ns 1000000 --work-jitter-ns 1000000 \
+        --cs-ns 3000 --threads 64,122 --algos hw-subutai --sched $sch --json "$out/$name-hw-$sch.json" > /dev/null
+    done
+    python3 scripts/sim_004_tables.py --csa "$out/$name-sw-rr.json" "$out/$name-sw-csa.json" "$out/$name-hw-rr.json" \
+      "$out/$name-hw-csa.json" ;;
   *)
     echo "sim_experiment.sh: unknown run '$name'; expected one of: $names" >&2; exit 2 ;;
 esac

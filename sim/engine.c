@@ -6,7 +6,9 @@
  * the participants waiting on that line (a list per line); then, under the fixed schedule, it goes on
  * running the same participant while its clock is still the smallest (compared with the top of a
  * binary heap of runnable participants), and otherwise pushes it into the heap and switches to the
- * scheduler (coro.h: no system call). */
+ * scheduler (coro.h: no system call). With more participants than hardware threads, os_sched.c decides
+ * which one runs on each; with --workload, workload.c gives each participant its life instead of
+ * barrier episodes. */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
@@ -44,7 +46,7 @@ static int episode(struct sim *s, unsigned tid, double *ready)
     int rc = ag_arrive(s->algo, &s->run, s->self, tid, &tok);
     if (rc)
         return rc;
-    p->clock += s->o->split_ns;
+    sim_compute(s, s->o->split_ns);
     *ready = p->clock;
     sim_yield(s); /* the departure starts in clock order */
     return ag_depart(s->algo, &s->run, s->self, tid, tok, AG_NO_DEADLINE);
@@ -56,12 +58,17 @@ static void participant(void)
     struct sim *s = S;
     unsigned tid = s->cur, n = s->n;
     struct part *p = &s->part[tid];
+    if (s->wl) {
+        sim_wl_participant(s);
+        sim_done(s);
+    }
     for (unsigned k = 0; k < s->run_episodes && s->res->ok; k++) {
-        p->clock += s->o->work_ns;
+        double work = s->o->work_ns;
         if (s->o->work_jitter_ns > 0) /* deterministic: participants draw in the engine's order */
-            p->clock += s->o->work_jitter_ns * (double)(sim_next_rand(s) >> 11) * 0x1.0p-53;
+            work += s->o->work_jitter_ns * (double)(sim_next_rand(s) >> 11) * 0x1.0p-53;
+        sim_compute(s, work);
         if (s->o->method == SIM_JITTER && n > 1 && tid == (s->o->late_fixed ? n - 1 : k % n))
-            p->clock += s->o->late_ns;
+            sim_compute(s, s->o->late_ns);
         sim_yield(s); /* the arrival happens in clock order */
         s->arrived++;
         double slept = p->slept;
@@ -75,7 +82,14 @@ static void participant(void)
         if (s->arrived < (uint64_t)(k + 1) * n)
             sim_fail(s, "a participant left an episode before every participant arrived");
     }
+    sim_done(s);
+}
+
+void sim_done(struct sim *s)
+{
+    struct part *p = &s->part[s->cur];
     p->state = DONE;
+    sim_os_leave(s, p->clock);
     coro_switch(&p->co, &s->main);
 }
 
@@ -156,6 +170,8 @@ static void release(struct sim *s, unsigned *hw, uint64_t *bits, struct ag_layou
         free(s->lines[l].cp);
     if (device_up && s->o->hw->teardown)
         s->o->hw->teardown(&s->hwc);
+    sim_wl_free(s);
+    sim_os_free(s);
     free(s->part), free(s->ready), free(hw), free(s->serial), free(s->arr), free(s->dep), free(s->lines), free(bits);
     sim_dir_free(s), free(s->slp);
     free(s->slots), free(L->state);
@@ -169,6 +185,8 @@ static int set_up_barrier(struct sim *s, unsigned *hw, long *params, struct ag_l
     const struct sim_opts *o = s->o;
     struct sim_result *res = s->res;
     char msg[300];
+    if (o->workload && o->hw) /* the workload serves its barrier, mutexes and conditions itself (workload.c) */
+        return sim_wl_setup(s, msg, sizeof msg) ? invalid(res, msg) : 0;
     if (o->hw) {
         snprintf(res->describe, sizeof res->describe, "%s", o->hw->name);
         s->hwc = (struct sim_hw_ctx){ .m = o->m, .n = s->n, .hw = hw };
@@ -186,6 +204,8 @@ static int set_up_barrier(struct sim *s, unsigned *hw, long *params, struct ag_l
     if (rc) {
         snprintf(res->error, sizeof res->error, "setup failed (%s)", strerror(rc));
         res->ok = 0;
+    } else if (o->workload && sim_wl_setup(s, msg, sizeof msg)) {
+        return invalid(res, msg);
     }
     return rc;
 }
@@ -220,7 +240,8 @@ static void run_participants(struct sim *s, uint32_t broken, long *params, const
     unsigned n = s->n;
     int rc = 0;
     S = s;
-    if (!o->hw) {
+    s->run.fl = (ag_flags_t){ .sim = s, .broken = broken, .nslots = L->nslots };
+    if (s->algo) {
         s->run = (struct ag_run){ .fl = { .sim = s, .broken = broken, .nslots = L->nslots }, .n = n, .st = L->state,
                                   .p = params, .epoch0 = o->epoch0 };
         /* the initial state, as ag_reset_state writes it: outside virtual time, without scheduling */
@@ -234,15 +255,32 @@ static void run_participants(struct sim *s, uint32_t broken, long *params, const
         rc = coro_make(&s->part[t].co, STACK, participant);
         s->part[t].state = RUNNABLE;
         s->part[t].next_waiter = -1;
-        sim_ready_push(s, (int)t);
+        if (sim_os_starts(s, t)) /* else it waits in its hardware thread's run queue */
+            sim_ready_push(s, (int)t);
     }
     if (rc)
         sim_fail(s, "out of memory for the participants' stacks");
     else if (sim_schedule(s) != 0)
         sim_fail(s, "deadlock: every participant waits");
-    for (unsigned k = 0; s->res->ok && k < s->run_episodes; k++)
+    for (unsigned k = 0; !s->wl && s->res->ok && k < s->run_episodes; k++)
         if (s->serial[k] != 1)
             sim_fail(s, "an episode without exactly one AG_SERIAL");
+}
+
+/* Each participant's hardware thread in hw[] and part[].hw; with more participants than hardware threads,
+ * participant t on the placement's thread t mod T (os_sched.c runs them). 0, or -1 with a message. */
+static int place(struct sim *s, unsigned *hw, char *msg, size_t len)
+{
+    const struct sim_opts *o = s->o;
+    unsigned n = s->n, placed = n < o->m->threads ? n : o->m->threads;
+    if (o->hw && !o->workload && n > placed)
+        return snprintf(msg, len, "%s: a barrier device serves one participant per hardware thread (%s has %u)",
+                        o->hw->name, o->m->name, o->m->threads), -1;
+    if (sim_place(o->m, placed, o->pin ? o->pin : "cores", hw, msg, len))
+        return -1;
+    for (unsigned t = 0; t < n; t++)
+        s->part[t].hw = hw[t] = hw[t % placed];
+    return 0;
 }
 
 int sim_run(const struct sim_opts *o, struct sim_result *res)
@@ -271,23 +309,24 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     unsigned *hw = calloc(n, sizeof *hw);
     if (!s.part || !s.ready || !hw)
         return release(&s, hw, bits, &L, 0), ENOMEM;
-    if (sim_place(o->m, n, o->pin ? o->pin : "cores", hw, msg, sizeof msg)) {
+    if (place(&s, hw, msg, sizeof msg) || sim_os_init(&s, msg, sizeof msg)) {
         release(&s, hw, bits, &L, 0);
         return invalid(res, msg);
     }
-    for (unsigned t = 0; t < n; t++)
-        s.part[t].hw = hw[t];
     int rc = set_up_barrier(&s, hw, params, &L, &broken);
     if (rc) {
         release(&s, hw, bits, &L, 0);
         return rc;
     }
-    rc = allocate(&s, o->hw ? 1 : L.nslots, &bits);
+    uint32_t base = o->hw ? 1 : L.nslots;
+    rc = allocate(&s, base + sim_wl_slots(&s, base), &bits);
     if (!rc) {
         run_participants(&s, broken, params, &L);
-        if (res->ok)
+        if (res->ok && s.wl)
+            sim_wl_finish(&s);
+        else if (res->ok)
             measure(&s);
     }
-    release(&s, hw, bits, &L, o->hw != NULL);
+    release(&s, hw, bits, &L, o->hw != NULL && !o->workload);
     return rc ? rc : res->ok ? 0 : -1;
 }

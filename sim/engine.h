@@ -37,6 +37,28 @@ struct sim_hw;
 
 enum sim_method { SIM_LATENCY, SIM_JITTER, SIM_EPCC };
 
+/* The OS scheduler of participants beyond the hardware threads (os_sched.c, docs/sim.md): 004 §VII's
+ * baseline round robin, or its critical-section-aware policy (CSA, 004 §VII-A). */
+enum sim_sched { SIM_SCHED_RR, SIM_SCHED_CSA };
+
+/* One stretch a participant ran on its hardware thread (tests: sim_opts.trace). queued: another
+ * participant waited in that hardware thread's run queue when it began; prio: it had CSA priority then;
+ * passed_over: a participant with CSA priority was left waiting in the queue while one without ran. */
+struct sim_os_span {
+    unsigned p, cpu;
+    double start, end;
+    int queued, prio, passed_over;
+};
+struct sim_os_trace {
+    struct sim_os_span *span;
+    unsigned n, cap;     /* spans beyond cap are counted in n, not kept */
+};
+
+/* The synchronization calls a workload makes (004 Table XI's rows, and signal), workload.c */
+enum sim_sync_op { SY_LOCK_EMPTY, SY_LOCK_QUEUED, SY_UNLOCK, SY_BARRIER, SY_BROADCAST, SY_SIGNAL, SY_COND_WAIT,
+                   SY_NOPS };
+extern const char *const sim_sync_op_names[SY_NOPS];
+
 struct sim_opts {
     const struct sim_machine *m;
     const char *algo;          /* spec string of a software algorithm (unused when hw is set) */
@@ -61,6 +83,33 @@ struct sim_opts {
     int streaming;             /* plain stores write whole lines without reading them (003 §2) */
     double split_ns;           /* > 0: split phase, arrive, this much independent work, then depart; the
                                 * latency is then last departure - (last arrival + split_ns) */
+    /* more participants than hardware threads (os_sched.c): the policy and its time slice */
+    enum sim_sched sched;
+    double timeslice_ns;       /* 0: 004 §VII's 1 ms */
+    int broken_sync;           /* tests only, the checks must fail: 1 the software mutex lets every locker in,
+                                * 2 its condition's signal and broadcast wake nobody (a lost wake-up) */
+    struct sim_os_trace *trace; /* tests: the stretches each participant ran, or NULL */
+    /* a workload instead of barrier episodes (workload.c): prodcons or phases, NULL: barrier episodes */
+    const char *workload;
+    unsigned items;            /* prodcons: items produced; phases: phases (episodes is then unused) */
+    double cs_ns;              /* compute inside each critical section */
+};
+
+struct sim_os_stats {
+    uint64_t switches, preemptions, csa_grants, csa_expiries;
+    double max_ready_wait_ns;  /* the longest a ready participant waited for its hardware thread */
+};
+
+struct sim_op_stat {
+    uint64_t n;
+    double sum_ns;
+};
+
+struct sim_wl_result {
+    double makespan_ns;        /* first start to last participant's end */
+    double cs_ns;              /* Σ time from a lock call's return to its unlock (004 Fig. 11's measure) */
+    uint64_t produced, consumed, checksum_ok;
+    struct sim_op_stat op[SY_NOPS];
 };
 
 struct sim_traffic {
@@ -81,6 +130,9 @@ struct sim_result {
     unsigned run_episodes;                     /* run: one unmeasured warm-up episode more (first touches) */
     struct sim_traffic traffic;                /* per run (divide by run_episodes) */
     uint64_t operations;                       /* simulated flag operations */
+    int oversubscribed;                        /* participants outnumbered hardware threads */
+    struct sim_os_stats os;
+    struct sim_wl_result wl;                   /* workloads only */
 };
 
 /* Runs o->episodes episodes with o->n simulated participants, checking on the way that no participant

@@ -6,6 +6,7 @@
 #ifndef AG_SIM_ENGINE_STATE_H
 #define AG_SIM_ENGINE_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "algo.h"
@@ -36,6 +37,16 @@ struct part {
     uint32_t wait_slot;   /* waiting: the flag it waits for (a sleeper wakes only for that one) */
     double slept;         /* time asleep so far (not CPU time) */
     int serial;           /* hardware barriers: this participant is the episode's last */
+    /* the OS model (os_sched.c), with more participants than hardware threads */
+    int on_cpu;           /* it holds its hardware thread now */
+    int qnext;            /* next in its hardware thread's run queue, -1 */
+    double off_since;     /* when it left its hardware thread (queued or blocked) */
+    double enq_at;        /* when it joined the run queue (its wait for the CPU counts from here) */
+    double wake_cost;     /* a wake onto an idle hardware thread costs this (os.wakeup for a futex) */
+    unsigned held;        /* mutexes held (CSA: inside a critical section, 004 §VII-A) */
+    int entering;         /* woken to take a mutex (CSA: about to enter one) */
+    double csa_since;     /* when it gained CSA priority, -1: it has none */
+    int csa_expired;      /* its CSALimit ran out in this critical section: RR until it leaves */
 };
 
 struct copy {
@@ -83,6 +94,8 @@ struct sim {
     double *slp;          /* [episode][participant]: time asleep in the episode */
     struct sim_result *res;
     int quiet;            /* setting up: flag operations take effect, cost nothing and do not schedule */
+    struct sim_os *os;    /* the OS model when participants outnumber hardware threads, else NULL */
+    struct sim_wl *wl;    /* a workload's state (workload.c), else NULL */
 };
 
 extern struct sim *S; /* the simulation running now (the engine is single-threaded) */
@@ -92,6 +105,7 @@ uint64_t sim_next_rand(struct sim *s);
 void sim_ready_push(struct sim *s, int p);
 int sim_ready_pop(struct sim *s);
 void sim_yield(struct sim *s);
+int sim_is_next(struct sim *s); /* the running participant is still the one to run (fixed schedule) */
 int sim_schedule(struct sim *s);
 
 /* coherence.c: the running participant's read, or write (rmw: an atomic), of flag slot i, in virtual time */
@@ -108,6 +122,29 @@ void sim_wake_line(struct sim *s, uint32_t i);
 
 /* hw_episode.c: one episode of participant tid on the hardware barrier device */
 int sim_hw_episode(struct sim *s, unsigned tid);
+
+/* os_sched.c: the OS model (more participants than hardware threads; NULL s->os: none of this applies).
+ * A participant leaves its hardware thread at t (it waits or sleeps); one woken at t with idle_cost (what
+ * an idle hardware thread charges to resume it) becomes runnable; compute of ns, cut at time slices. */
+int sim_os_init(struct sim *s, char *err, size_t len);
+void sim_os_free(struct sim *s);
+int sim_os_starts(struct sim *s, unsigned p);
+void sim_os_resumed(struct sim *s);
+int sim_os_tick(struct sim *s);
+void sim_os_leave(struct sim *s, double t);
+void sim_os_wake(struct sim *s, unsigned q, double t, double idle_cost);
+void sim_compute(struct sim *s, double ns);
+void sim_os_cs_changed(struct sim *s, unsigned p);
+
+/* workload.c: a workload's run (NULL s->wl: barrier episodes); slots: its flag slots past base */
+uint32_t sim_wl_slots(struct sim *s, uint32_t base);
+int sim_wl_setup(struct sim *s, char *err, size_t len);
+void sim_wl_participant(struct sim *s);
+void sim_wl_finish(struct sim *s);
+void sim_wl_free(struct sim *s);
+
+/* engine.c: a participant's end (it never returns) */
+void sim_done(struct sim *s);
 
 /* engine.c: the first failure of a run, kept in its result */
 void sim_fail(struct sim *s, const char *msg);

@@ -8,20 +8,26 @@
 /* When waiter w resumes after a store at t, under the wait policy (engine.h, sim_opts): at once while
  * it spins, within one sched_yield while it yields, a wake-up latency after the futex_wake while it
  * sleeps (and not before it finished falling asleep). *asleep_at: when it fell asleep, or -1 if it did
- * not (a sleeper wakes only for a store to its own flag, and the storer pays the futex_wake). */
-static double resume_at(const struct sim *s, const struct part *w, double t, double *asleep_at)
+ * not (a sleeper wakes only for a store to its own flag, and the storer pays the futex_wake). *idle:
+ * the part of the delay an idle hardware thread charges (the OS model charges that, or a context
+ * switch on a busy one, itself: os_sched.c). */
+static double resume_at(const struct sim *s, const struct part *w, double t, double *asleep_at, double *idle)
 {
     const struct sim_opts *o = s->o;
     const double *os = s->m->os_ns;
     double spun = w->wait_t0 + o->spin_ns, yielded = spun + o->yield_ns;
     *asleep_at = -1;
+    *idle = 0;
     if (!o->sleeps || t < spun)
         return t;
-    if (t < yielded)
-        return t + os[SIM_OS_YIELD] / 2; /* on average half a sched_yield until the next poll */
+    if (t < yielded) {
+        *idle = os[SIM_OS_YIELD] / 2; /* on average half a sched_yield until the next poll */
+        return t;
+    }
     *asleep_at = yielded;
-    double up = t + os[SIM_OS_WAKEUP], down = yielded + os[SIM_OS_FUTEX_WAIT];
-    return up > down ? up : down;
+    *idle = os[SIM_OS_WAKEUP];
+    double down = yielded + os[SIM_OS_FUTEX_WAIT];
+    return t > down - *idle ? t : down - *idle;
 }
 
 /* A store to slot i became visible: the waiters on its line look again, not before it happened; a
@@ -35,7 +41,7 @@ void sim_wake_line(struct sim *s, uint32_t i)
     for (int q = l->waiters; q >= 0;) {
         struct part *w = &s->part[q];
         int next = w->next_waiter;
-        double asleep_at, r = resume_at(s, w, t, &asleep_at);
+        double asleep_at, idle, r = resume_at(s, w, t, &asleep_at, &idle);
         if (asleep_at >= 0 && w->wait_slot != i && !s->slots[s->run.fl.broken]) { /* not its flag: sleeps on */
             w->next_waiter = keep;
             keep = q;
@@ -44,13 +50,10 @@ void sim_wake_line(struct sim *s, uint32_t i)
         }
         if (asleep_at >= 0) {
             woke_sleeper = 1;
-            w->slept += r - asleep_at;
+            if (!s->os) /* the OS model counts the time off the CPU itself */
+                w->slept += r + idle - asleep_at;
         }
-        w->state = RUNNABLE;
-        w->next_waiter = -1;
-        if (w->clock < r)
-            w->clock = r;
-        sim_ready_push(s, q);
+        sim_os_wake(s, (unsigned)q, r, idle);
         q = next;
     }
     l->waiters = keep;
@@ -151,6 +154,8 @@ int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t dea
         p->state = WAITING;
         p->next_waiter = l->waiters;
         l->waiters = (int)s->cur;
+        if (s->os) /* a waiter that does not spin gives its hardware thread away (policy.c refuses spinning) */
+            sim_os_leave(s, p->clock + s->m->os_ns[s->o->yield_ns > 0 ? SIM_OS_YIELD : SIM_OS_FUTEX_WAIT]);
         sim_yield(s);
     }
 }

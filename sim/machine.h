@@ -53,7 +53,8 @@ struct sim_machine {
     double inval_each_ns;                 /* coherence.invalidation.per_sharer: the directory's cost for each
                                            * invalidation beyond the first (they go out in parallel); 0 if absent */
     /* $.os (optional; `andgate info --measure` writes it): what a sleeping waiter pays, ns; -1 where the
-     * description has no such entry. Not used by the engine yet (issue 12 item 2: sleeping waits). */
+     * description has no such entry. Used by sleeping waits (flag_backend.c), the workloads' futexes
+     * (sync_futex.c) and the OS model beyond the hardware threads (os_sched.c). */
     double os_ns[SIM_OS_N];
     int inval_none;                       /* invalidation model "none": no sharer copies, all at the home */
     int home_first_touch;                 /* home policy: first-touch, else hash */

@@ -67,16 +67,21 @@ static int list_machines(void)
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];
-    /* cpu_groups = n: the simulator places one participant per hardware thread */
     struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n, .cache_groups = 1,
                              .largest_cache_group = n };
     char err[300];
-    if (n > SIM_MAX_THREADS || sim_place(m, n, pin, hw, err, sizeof err))
+    unsigned placed = n < m->threads ? n : m->threads; /* more participants wrap, as the engine runs them */
+    if (n > SIM_MAX_THREADS || sim_place(m, placed, pin, hw, err, sizeof err))
         return ag_auto_algo(&in);
+    for (unsigned t = placed; t < n; t++)
+        hw[t] = hw[t % placed];
     qsort(hw, n, sizeof *hw, by_unsigned); /* topology order, as the library ranks participants */
     unsigned core = m->nlevels - 2, size = 0;   /* the levels end with core, smt */
-    in.core_groups = in.cache_groups = in.largest_cache_group = 0;
+    /* the simulator binds every participant to its hardware thread (more participants than hardware
+     * threads wrap): its placement is known, as cfg.cpus makes it known to the library */
+    in.cpu_groups = in.core_groups = in.cache_groups = in.largest_cache_group = 0;
     for (unsigned i = 0; i < n; i++) {
+        in.cpu_groups += !i || hw[i] != hw[i - 1];
         int new_cache = !i || sim_machine_unit(m, hw[i], m->cache_level) != sim_machine_unit(m, hw[i - 1], m->cache_level);
         in.core_groups += !i || sim_machine_unit(m, hw[i], core) != sim_machine_unit(m, hw[i - 1], core);
         in.cache_groups += new_cache;
@@ -158,6 +163,50 @@ static void plan_items(const char *algos)
     }
 }
 
+/* n participants on fewer hardware threads (os_sched.c): the machine must have the OS costs of a context
+ * switch, and every --wait (when waits: a software barrier runs) must give the CPU away (exit 2). */
+static void check_oversubscribed(const struct ag_exp *o, const struct sim_machine *m, unsigned n, int waits)
+{
+    char list[256], err[400];
+    struct sim_opts so;
+    if (m->os_ns[SIM_OS_CONTEXT_SWITCH] < 0)
+        ag_usage_error(PROG, "--threads %u: %s has %u hardware threads, and more participants need its os.context_switch "
+                       "(andgate info --measure writes the os block for this host; the papers give none for theirs)",
+                       n, m->name, m->threads);
+    snprintf(list, sizeof list, "%s", o->wait);
+    for (char *save, *w = strtok_r(list, ";", &save); w && waits; w = strtok_r(NULL, ";", &save))
+        if (sim_wait_policy(w, m, n, &so, err, sizeof err))
+            ag_usage_error(PROG, "%s", err);
+}
+
+/* --workload against --algos and --threads: its primitives are software (a barrier algorithm's spec) or
+ * hw-subutai's; prodcons needs a producer and a consumer. */
+static void check_workload(const struct ag_exp *o, const struct sim_machine *m, const char *algos,
+                           const unsigned *counts, unsigned nc)
+{
+    if (!o->workload)
+        return;
+    if (strcmp(o->method, "latency"))
+        ag_usage_error(PROG, "--workload %s: --method %s: a workload's record has its iterations' durations "
+                       "(latency only)", o->workload, o->method);
+    char buf[4096], *specs[128];
+    snprintf(buf, sizeof buf, "%s", algos);
+    unsigned n = ag_spec_split_list(buf, specs, 128);
+    for (unsigned i = 0; i < n && i < 128; i++) {
+        const struct sim_hw *hw = sim_hw_find(specs[i]);
+        if ((hw && strcmp(specs[i], "hw-subutai")) || !strcmp(specs[i], "all") || !strcmp(specs[i], "hw"))
+            ag_usage_error(PROG, "--workload %s: --algos '%s': expected barrier algorithms (software mutex and "
+                           "condition) or hw-subutai (its FSM serves all three)", o->workload, specs[i]);
+        if (!hw && strcmp(specs[i], "andgate") && m->os_ns[SIM_OS_WAKEUP] < 0) /* the futex model (sync_futex.c) */
+            ag_usage_error(PROG, "--workload %s: the software mutex and condition need %s's os block (andgate info "
+                           "--measure writes it for this host; the papers give none for theirs)", o->workload, m->name);
+    }
+    for (unsigned c = 0; c < nc; c++)
+        if (!strcmp(o->workload, "prodcons") && counts[c] < 2)
+            ag_usage_error(PROG, "--workload prodcons: one producer and at least one consumer, got --threads %u",
+                           counts[c]);
+}
+
 /* --threads against the machine; the counts in out (exit 2 for a bad list). */
 static unsigned plan_counts(const struct ag_exp *o, const struct sim_machine *m, unsigned *out)
 {
@@ -168,7 +217,7 @@ static unsigned plan_counts(const struct ag_exp *o, const struct sim_machine *m,
                        o->threads);
     for (unsigned c = 0; c < nc; c++)
         if (out[c] > m->threads)
-            ag_usage_error(PROG, "--threads %u: %s has %u hardware threads", out[c], m->name, m->threads);
+            check_oversubscribed(o, m, out[c], !o->workload || strcmp(o->algos, "hw-subutai"));
     return nc;
 }
 
@@ -180,7 +229,7 @@ static int plan(const struct ag_exp *o)
     unsigned counts[64];
     load_machine(o, &m);
     check_pin_wait(o, &m);
-    plan_counts(o, &m, counts);
+    check_workload(o, &m, o->algos, counts, plan_counts(o, &m, counts));
     char title[400], err[300];
     snprintf(title, sizeof title, "sim: %s (%s), %u hardware threads", m.name, m.title, m.threads);
     unsigned hw2[2] = { 0, 0 };
@@ -196,23 +245,53 @@ static int plan(const struct ag_exp *o)
     return 0;
 }
 
+/* The record's OS-model and workload fields (docs/sim.md): "oversubscribed", "os" (the scheduler's
+ * counts) and "workload" (004 Table XI's rows: calls and mean ns per call; makespan; critical sections). */
+static void record_os_workload(const struct sim_opts *so, const struct sim_result *res)
+{
+    const struct sim_os_stats *os = &res->os;
+    printf(",\"oversubscribed\":%s", res->oversubscribed ? "true" : "false");
+    printf(",\"os\":{\"sched\":\"%s\",\"switches\":%llu,\"preemptions\":%llu,\"csa_grants\":%llu,"
+           "\"csa_expiries\":%llu,\"max_ready_wait_ns\":%.1f}", so->sched == SIM_SCHED_CSA ? "csa" : "rr",
+           (unsigned long long)os->switches, (unsigned long long)os->preemptions, (unsigned long long)os->csa_grants,
+           (unsigned long long)os->csa_expiries, os->max_ready_wait_ns);
+    if (!so->workload)
+        return;
+    const struct sim_wl_result *w = &res->wl;
+    printf(",\"workload\":{\"name\":\"%s\",\"makespan_ns\":%.1f,\"cs_ns\":%.1f,\"produced\":%llu,\"consumed\":%llu,"
+           "\"calls\":{", so->workload, w->makespan_ns, w->cs_ns, (unsigned long long)w->produced,
+           (unsigned long long)w->consumed);
+    for (unsigned k = 0; k < SY_NOPS; k++)
+        printf("%s\"%s\":{\"n\":%llu,\"mean_ns\":%.1f}", k ? "," : "", sim_sync_op_names[k],
+               (unsigned long long)w->op[k].n, w->op[k].n ? w->op[k].sum_ns / (double)w->op[k].n : 0);
+    printf("}}");
+}
+
 /* The record of a job: the schema's fields, the traffic and operations per episode, and 002's
  * prediction where 002 models the algorithm and --model asks. */
 static void record(const struct ag_exp *o, const struct sim_opts *so, const struct sim_result *res, int rc,
                    const char *asked)
 {
-    char impl[256], settings[160], mdetail[400] = "", merr[300];
+    char impl[256], settings[400], mdetail[400] = "", merr[300];
     snprintf(impl, sizeof impl, "%s:%s%s", so->hw ? "hw" : "andgate", res->describe[0] ? res->describe : so->algo,
              so->hw || !strcmp(asked, so->algo) ? "" : " (auto)");
-    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s%s%s", o->pin, so->work_ns,
+    char extra[160] = "", wl[100] = ""; /* the scheduler when it had to run; the workload's parameters */
+    if (so->workload)
+        snprintf(wl, sizeof wl, ",workload=%s,items=%u,cs_ns=%g", so->workload, so->items, so->cs_ns);
+    if (so->workload || res->oversubscribed)
+        snprintf(extra, sizeof extra, ",sched=%s,timeslice_ns=%g%s", so->sched == SIM_SCHED_CSA ? "csa" : "rr",
+                 so->timeslice_ns > 0 ? so->timeslice_ns : 1e6, wl);
+    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s%s%s%s", o->pin, so->work_ns,
              so->work_jitter_ns, o->alpha >= 0 ? ",alpha=what-if" : "", so->streaming ? ",stores=streaming" : "",
-             so->split_ns > 0 ? ",split" : "");
+             so->split_ns > 0 ? ",split" : "", extra);
     struct ag_record rec = { .impl = impl, .kind = so->hw ? "hw" : "andgate", .wait = o->wait, .pinning = o->pin,
                              .method = o->method, .threads = so->n, .episodes = res->episodes, .median_ns = res->median_ns,
                              .min_ns = res->min_ns, .p99_ns = res->p99_ns, .mean_ns = res->mean_ns,
                              .cpu_ns_per_episode = res->cpu_ns_per_episode, .jitter_delay_ns = so->late_ns,
                              .late = o->late, .settings = settings, .error = rc ? res->error : NULL };
     ag_record_begin(stdout, &rec);
+    if (res->oversubscribed || so->workload)
+        record_os_workload(so, res);
     double e = res->run_episodes ? res->run_episodes : 1; /* traffic and operations: every episode run */
     printf(",\"traffic_per_episode\":{\"reads_local\":%.1f,\"reads_remote\":%.1f,\"writes\":%.1f,"
            "\"invalidations\":%.1f,\"rmws\":%.1f},\"operations_per_episode\":%.1f",
@@ -238,9 +317,13 @@ static int job(const struct ag_exp *o)
     check_pin_wait(o, &m);
     if (ag_parse_counts(o->threads ? o->threads : "", SIM_MAX_THREADS, &n, 1, err, sizeof err) != 1)
         ag_usage_error(PROG, "--threads: one participant count per job, got '%s'", o->threads ? o->threads : "");
+    const struct sim_hw *hw = sim_hw_find(o->impl);
+    int hw_workload = o->workload && hw; /* its FSM serves the barrier: --wait does not apply */
+    if (n > m.threads)
+        check_oversubscribed(o, &m, n, !hw_workload);
+    check_workload(o, &m, o->impl, &n, 1);
     if (!strcmp(o->method, "all"))
         ag_usage_error(PROG, "--method: one method per job, got 'all'");
-    const struct sim_hw *hw = sim_hw_find(o->impl);
     if (!hw && strcmp(o->impl, "andgate"))
         ag_usage_error(PROG, "--impl %s: expected andgate (with --spec) or a hw-* device", o->impl);
     const char *asked = hw ? o->impl : o->spec ? o->spec : "auto";
@@ -248,8 +331,11 @@ static int job(const struct ag_exp *o)
                            .random_schedule = !strcmp(o->schedule, "random"), .work_ns = o->work_ns,
                            .work_jitter_ns = o->work_jitter_ns, .late_ns = o->jitter_us * 1000,
                            .late_fixed = !strcmp(o->late, "fixed"), .streaming = !strcmp(o->stores, "streaming"),
-                           .split_ns = o->split_ns };
-    if (sim_wait_policy(o->wait, &m, n, &so, err, sizeof err))
+                           .split_ns = o->split_ns, .workload = o->workload, .cs_ns = o->cs_ns,
+                           .sched = o->sched && !strcmp(o->sched, "csa") ? SIM_SCHED_CSA : SIM_SCHED_RR,
+                           .timeslice_ns = o->timeslice_us > 0 ? o->timeslice_us * 1000 : 0,
+                           .items = o->items ? o->items : o->workload && !strcmp(o->workload, "phases") ? 20 : 100 };
+    if (sim_wait_policy(o->wait, &m, hw_workload && n > m.threads ? m.threads : n, &so, err, sizeof err))
         ag_usage_error(PROG, "%s", err);
     so.method = !strcmp(o->method, "jitter") ? SIM_JITTER : !strcmp(o->method, "epcc") ? SIM_EPCC : SIM_LATENCY;
     so.algo = hw || strcmp(asked, "auto") ? asked : auto_on(&m, n, o->pin, so.sleeps && so.spin_ns == 0);
@@ -290,7 +376,7 @@ static int print_models(const struct ag_exp *o)
 
 int main(int argc, char **argv)
 {
-    struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores",
+    struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores", .sched = "rr",
                         .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .episodes = 200,
                         .seed = 1, .jitter_us = 100, .alpha = -1 };
     if (ag_exp_parse(PROG, AG_EXP_SIM_JOB, &o, argc, argv, 1)) {

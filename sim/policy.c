@@ -26,6 +26,12 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
     ag_wait_resolve(&sp, n, m->threads, &wp);
     so->sleeps = 0;
     so->spin_ns = so->yield_ns = 0;
+    if (n > m->threads && (wp.kind == AG_W_SPIN || wp.kind == AG_W_PAUSE || (wp.kind == AG_W_HYBRID && wp.ns > 0))) {
+        snprintf(err, len, "--wait %s: %u participants on %s's %u hardware threads need a wait that gives the CPU "
+                 "away (yield, block, hybrid:spin_ns=0): a spinning waiter is not preempted in this model", wait, n,
+                 m->name, m->threads);
+        return -1;
+    }
     switch (wp.kind) {
     case AG_W_SPIN:
     case AG_W_PAUSE:

@@ -62,16 +62,28 @@ int sim_ready_pop(struct sim *s)
     return p;
 }
 
-/* The running participant gives way: to the scheduler if it is no longer the one to run. */
+int sim_is_next(struct sim *s)
+{
+    return !s->o->random_schedule && (!s->nready || before(s, (int)s->cur, s->ready[0]));
+}
+
+/* The running participant gives way: to the scheduler if it is no longer the one to run. With the OS
+ * model (os_sched.c) a woken participant gets its hardware thread back on resuming, and a time slice
+ * may end here, once the participant is the one to run (its clock the smallest: no earlier event may
+ * still queue on its hardware thread). */
 void sim_yield(struct sim *s)
 {
     struct part *p = &s->part[s->cur];
-    if (p->state == RUNNABLE) {
-        if (!s->o->random_schedule && (!s->nready || before(s, (int)s->cur, s->ready[0])))
-            return; /* still the smallest clock: go on */
-        sim_ready_push(s, (int)s->cur);
+    if (p->state != RUNNABLE || !sim_is_next(s)) {
+        if (p->state == RUNNABLE)
+            sim_ready_push(s, (int)s->cur);
+        coro_switch(&p->co, &s->main);
+        sim_os_resumed(s);
     }
-    coro_switch(&p->co, &s->main);
+    if (s->os && p->state == RUNNABLE && p->on_cpu && sim_os_tick(s)) {
+        coro_switch(&p->co, &s->main); /* preempted: back when its hardware thread is dispatched to it */
+        sim_os_resumed(s);
+    }
 }
 
 int sim_schedule(struct sim *s)

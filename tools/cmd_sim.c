@@ -45,9 +45,14 @@ static void ask_worker(const struct ag_exp *o, struct sim_plan *p, struct ag_chi
 {
     char alpha[32];
     snprintf(alpha, sizeof alpha, "%.17g", o->alpha);
-    char *av[] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
-                   (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait,
-                   o->alpha >= 0 ? "--alpha" : NULL, alpha, NULL };
+    char *av[18] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
+                     (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait };
+    unsigned n = 12;
+    if (o->workload) /* the workload's checks: its primitives, counts and method, waits that do not apply */
+        av[n++] = "--workload", av[n++] = (char *)o->workload, av[n++] = "--method", av[n++] = (char *)o->method;
+    if (o->alpha >= 0)
+        av[n++] = "--alpha", av[n++] = alpha;
+    av[n] = NULL;
     if (ag_child_run(av, environ, 60, c)) {
         const char *why = strstr(c->error, PROG ": ");
         fprintf(stderr, "%s\n", why ? why : c->error);
