@@ -18,8 +18,11 @@
  *   "none" machines     (TILE64 home tiles) no copies: every access away from the home costs L(w, home);
  *
  * one ownership transfer at a time per line (a request at t on a line busy until t_b starts at
- * max(t, t_b); reads wait for a transfer in flight), and every miss queued at its line's directory
- * slice (the machine's coherence.occupancy). Contention is this queueing, not a coefficient.
+ * max(t, t_b); reads wait for a transfer in flight), every miss queued at its line's directory slice
+ * (the machine's coherence.occupancy), every line transfer queued at the ports of the links it crosses
+ * (interconnect.links), and on multi-socket machines a transfer between two nodes other than the line's
+ * home node priced requester -> home -> owner -> requester (coherence.three_leg). Contention is this
+ * queueing, not a coefficient.
  *
  * A flag_wait that does not hold blocks the participant until a store to its line (any flag of it: a
  * spinning reader loses its copy to every write of the line), then charges the re-read. The engine

@@ -15,13 +15,13 @@
 
 
 enum { RUNNABLE, WAITING, DONE };
-/* A directory slice's request slot: the slot id it holds (-1: none), and where a search for a free slot
- * goes on past it; a slice's slots in a ring (directory.c) */
-struct dir_slot {
+/* A slot of a resource that serves one request per slot (a directory slice, a link port; slots.c): the
+ * slot id it holds (-1: none), and where a search for a free slot goes on past it; slots in a ring */
+struct slot {
     int64_t id, skip;
 };
-struct dir_ring {
-    struct dir_slot *e;
+struct slot_ring {
+    struct slot *e;
     unsigned cap;
 };
 
@@ -62,7 +62,8 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
-    struct dir_ring *dirs; /* [m->ndir]: each directory slice's request slots (directory.c) */
+    struct slot_ring *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
+    struct slot_ring *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
     uint64_t *slots;
     struct coro main;
     uint64_t rng;
@@ -98,10 +99,22 @@ int sim_schedule(struct sim *s);
 void sim_charge_read(struct sim *s, uint32_t i);
 void sim_charge_write(struct sim *s, uint32_t i, int rmw);
 
-/* directory.c: a miss queues at its line's directory slice; returns when the slice takes it */
+/* slots.c: a resource serving one request per slot of w ns; sim_slots_take reserves need slots from t on
+ * and returns when the first one starts */
+int sim_slots_init(struct slot_ring *r);
+double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need);
+
+/* directory.c: a miss queues at its line's directory slice; returns when the slice takes it. Init and
+ * free also set up and release the link ports. */
 int sim_dir_init(struct sim *s);
 void sim_dir_free(struct sim *s);
 double sim_dir_take(struct sim *s, struct line *l, double t, double extra);
+
+/* links.c: a line transfer from hardware thread `from` to `to` issued at t queues at the ports of every
+ * link class it crosses; returns when it can start */
+int sim_links_init(struct sim *s);
+void sim_links_free(struct sim *s);
+double sim_link_take(struct sim *s, unsigned from, unsigned to, double t);
 
 /* flag_backend.c: a store to slot i's line became visible */
 void sim_wake_line(struct sim *s, uint32_t i);
