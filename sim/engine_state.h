@@ -64,6 +64,7 @@ struct sim {
     uint32_t nlines;
     struct slot_ring *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
     struct slot_ring *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
+    int *on_hw;              /* [m->threads]: the participant on each hardware thread, -1 (smt.c) */
     uint64_t *slots;
     struct coro main;
     uint64_t rng;
@@ -115,6 +116,12 @@ double sim_dir_take(struct sim *s, struct line *l, double t, double extra);
 int sim_links_init(struct sim *s);
 void sim_links_free(struct sim *s);
 double sim_link_take(struct sim *s, unsigned from, unsigned to, double t);
+
+/* smt.c: SMT siblings share their core's issue: the factor by which the running participant's
+ * core-bound steps (a hit, an atomic's extra) stretch now */
+int sim_smt_init(struct sim *s);
+void sim_smt_free(struct sim *s);
+double sim_issue_share(const struct sim *s);
 
 /* flag_backend.c: a store to slot i's line became visible */
 void sim_wake_line(struct sim *s, uint32_t i);

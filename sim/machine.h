@@ -65,6 +65,8 @@ struct sim_machine {
     unsigned nnodes;                      /* units at node_level; 0: no three-leg paths */
     int node_init;                        /* a line's home node: the initializing participant's (0), else hash */
     double node_base_ns;                  /* three_leg.base: a transfer inside one node, what every leg adds to */
+    double smt_share;                     /* $.coherence.smt_issue.share: the issue a busy SMT sibling takes
+                                           * from a thread's core-bound step, in [0, 1]; 0: not modeled */
     double inval_each_ns;                 /* coherence.invalidation.per_sharer: the directory's cost for each
                                            * invalidation beyond the first (they go out in parallel); 0 if absent */
     /* $.os (optional; `andgate info --measure` writes it): what a sleeping waiter pays, ns; -1 where the

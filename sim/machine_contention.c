@@ -1,6 +1,7 @@
 /* machine_contention.c — the optional contention parameters of a machine description (issue 12 item 1;
- * sim/machines/README.md): $.interconnect.links (link occupancy) and $.coherence.three_leg (home-node
- * paths on multi-socket machines). Checked whole at load; absent, the machine has neither. */
+ * sim/machines/README.md): $.interconnect.links (link occupancy), $.coherence.three_leg (home-node paths
+ * on multi-socket machines) and $.coherence.smt_issue (SMT siblings sharing their core's issue). Checked
+ * whole at load; absent, the machine has none of them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,4 +84,16 @@ static int ld_three_leg(struct ld *l)
     return 0;
 }
 
-int ld_contention(struct ld *l) { return ld_links(l) || ld_three_leg(l) ? -1 : 0; }
+/* $.coherence.smt_issue: {share}: the issue a busy SMT sibling takes from a thread's core-bound step. */
+static int ld_smt(struct ld *l)
+{
+    json_t *co = json_object_get(l->root, "coherence"), *si = co ? json_object_get(co, "smt_issue") : NULL;
+    l->m->smt_share = 0;
+    if (!si)
+        return 0;
+    if (!json_is_object(si))
+        return ld_bad(l, "$.coherence.smt_issue: must be an object {share}");
+    return ld_quantity(l, json_object_get(si, "share"), "$.coherence.smt_issue.share", "ratio", &l->m->smt_share);
+}
+
+int ld_contention(struct ld *l) { return ld_links(l) || ld_three_leg(l) || ld_smt(l) ? -1 : 0; }

@@ -116,6 +116,8 @@ cases = [
      "$.coherence.three_leg.base: 'ht9' is not a layer id of $.latency_layers"),
     ("leghome", "xeon8160x8", "d['coherence']['three_leg']['home'] = 'first-touch'",
      "$.coherence.three_leg.home: 'first-touch'; expected init or hash"),
+    ("smtshare", "knl7210", "d['coherence']['smt_issue']['share']['value'] = 2",
+     "$.coherence.smt_issue.share.value: 2 is not in [0, 1]"),
     ("legnoc", "knl7210", "d['coherence']['three_leg'] = {'level': 'tile', 'home': 'hash', 'base': 'tile'}",
      "$.coherence.three_leg: for machines of fixed layers"),
 ]

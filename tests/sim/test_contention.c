@@ -6,7 +6,10 @@
  *      dissemination across two clusters is slower with link occupancy than without, while a run inside
  *      one cluster is unchanged;
  *   2. three-leg paths (sim_machine_cost_via): the cost of a transfer between two nodes other than the
- *      home, worked out by hand from the layers; and in a run, homes on a third node make it slower.
+ *      home, worked out by hand from the layers; and in a run, homes on a third node make it slower;
+ *   3. SMT issue sharing (smt.c): a core-bound step stretches by 1 + share per spinning sibling, not for
+ *      a pausing, sleeping or finished one; and in a run, spinning siblings make a barrier slower than
+ *      pausing ones, which cost what a machine without issue sharing costs.
  * The machines are hand-made (fixed layers), so the expected values follow from their numbers alone. */
 #include <stdio.h>
 #include <string.h>
@@ -116,10 +119,75 @@ static void three_leg(void)
     near("two sockets cannot have a third home", median(&m, "dissemination", 4), median(&plain, "dissemination", 4));
 }
 
+/* threads 0-1 and 2-3 are SMT siblings (hand(1, 1, 2) with two threads per core) */
+static struct sim_machine smt_machine(double share)
+{
+    static const char *const lv[] = { "socket", "cluster", "core", "smt" };
+    static const unsigned cnt[] = { 1, 1, 2, 2 };
+    static unsigned char p4[16];
+    struct sim_machine m = hand_machine(4, lv, cnt);
+    m.nlayers = 3;
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0 };
+    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5 };
+    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5 };
+    for (unsigned a = 0; a < 4; a++)
+        for (unsigned b = 0; b < 4; b++)
+            p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;
+    m.pair = p4;
+    m.atomic_extra_ns = 4;
+    m.smt_share = share;
+    return m;
+}
+
+static void smt(void)
+{
+    struct sim_machine m = smt_machine(1);
+    struct sim_opts o = { .m = &m, .n = 4 };
+    struct part parts[4];
+    struct sim s;
+    memset(&s, 0, sizeof s);
+    memset(parts, 0, sizeof parts);
+    s.m = &m, s.o = &o, s.n = 4, s.part = parts;
+    for (unsigned t = 0; t < 4; t++)
+        parts[t].hw = t, parts[t].state = RUNNABLE;
+    if (sim_smt_init(&s)) {
+        failures++, checks++;
+        printf("FAIL sim_smt_init\n");
+        return;
+    }
+    s.cur = 0;
+    near("sibling running between its misses: no stretch", sim_issue_share(&s), 1);
+    parts[1].state = WAITING;
+    near("sibling spinning: one more turn", sim_issue_share(&s), 2);
+    parts[3].state = WAITING;
+    near("a spinner on the other core does not count", sim_issue_share(&s), 2);
+    o.paused = 1;
+    near("sibling pausing: no stretch", sim_issue_share(&s), 1);
+    o.paused = 0, o.sleeps = 1, o.spin_ns = 10, parts[1].wait_t0 = 0, parts[0].clock = 50;
+    near("sibling past its spin budget (yielding or asleep): no stretch", sim_issue_share(&s), 1);
+    sim_smt_free(&s);
+
+    struct sim_opts spin = { .m = &m, .algo = "hybrid:group=core", .pin = "compact", .n = 4, .episodes = 50, .seed = 1 };
+    struct sim_opts pause = spin;
+    pause.paused = 1;
+    struct sim_machine none = smt_machine(0);
+    struct sim_opts plain = spin;
+    plain.m = &none;
+    struct sim_result a, b, c;
+    if (sim_run(&spin, &a) || sim_run(&pause, &b) || sim_run(&plain, &c)) {
+        failures++, checks++;
+        printf("FAIL a run on the SMT machine\n");
+        return;
+    }
+    more("hybrid with spinning siblings is slower than with pausing ones", a.median_ns, b.median_ns);
+    near("pausing siblings cost what a machine without issue sharing costs", b.median_ns, c.median_ns);
+}
+
 int main(void)
 {
     links();
     three_leg();
+    smt();
     printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok", failures, checks);
     return failures != 0;
 }
