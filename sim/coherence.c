@@ -68,7 +68,8 @@ static double first_touch(const struct sim *s, const struct line *l)
 }
 
 /* A hit, a core-bound step: stretched while the core's issue is shared with busy SMT siblings (smt.c) */
-static double hit(const struct sim *s) { return s->m->layer[s->m->self_layer].ns * sim_issue_share(s); }
+static double issue(const struct sim *s) { return s->m->smt_share > 0 ? sim_issue_share(s) : 1; }
+static double hit(const struct sim *s) { return s->m->layer[s->m->self_layer].ns * issue(s); }
 
 static int at_home(const struct sim *s, const struct line *l)
 {
@@ -234,7 +235,7 @@ void sim_charge_write(struct sim *s, uint32_t i, int rmw)
         t = p->drained;
     double done = t + ownership(s, l, t, !rmw && s->o->streaming);
     if (rmw) {
-        done += s->m->atomic_extra_ns * sim_issue_share(s);
+        done += s->m->atomic_extra_ns * issue(s);
         s->res->traffic.rmws++;
         p->clock = done;
     } else {

@@ -13,7 +13,7 @@ int sim_dir_init(struct sim *s)
     if (!s->dirs)
         return -1;
     for (unsigned d = 0; d < n; d++)
-        if (sim_slots_init(&s->dirs[d]))
+        if (sim_slots_init(&s->dirs[d], 16))
             return -1; /* sim_dir_free releases what was allocated */
     return sim_links_init(s);
 }

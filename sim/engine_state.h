@@ -101,8 +101,9 @@ void sim_charge_read(struct sim *s, uint32_t i);
 void sim_charge_write(struct sim *s, uint32_t i, int rmw);
 
 /* slots.c: a resource serving one request per slot of w ns; sim_slots_take reserves need slots from t on
- * and returns when the first one starts */
-int sim_slots_init(struct slot_ring *r);
+ * and returns when the first one starts. The ring starts with cap slots (a power of two) and grows when
+ * a burst needs more (the results do not depend on cap, only the memory and the time do). */
+int sim_slots_init(struct slot_ring *r, unsigned cap);
 double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need);
 
 /* directory.c: a miss queues at its line's directory slice; returns when the slice takes it. Init and

@@ -28,7 +28,7 @@ int sim_links_init(struct sim *s)
     if (!s->ports)
         return -1;
     for (unsigned k = 0; k < n; k++)
-        if (sim_slots_init(&s->ports[k]))
+        if (sim_slots_init(&s->ports[k], 4)) /* a port sees a few transfers at a time: small rings stay cached */
             return -1; /* sim_links_free releases what was allocated */
     return 0;
 }
@@ -48,7 +48,7 @@ double sim_link_take(struct sim *s, unsigned from, unsigned to, double t)
     struct slot_ring *port = s->ports;
     for (unsigned c = 0; c < m->nlinks; port += 2 * m->link[c].nunits, c++) {
         const struct sim_link *k = &m->link[c];
-        unsigned uf = sim_machine_unit(m, from, (unsigned)k->level), ut = sim_machine_unit(m, to, (unsigned)k->level);
+        unsigned uf = from / k->below, ut = to / k->below;
         if (uf == ut || k->ns <= 0)
             continue;
         t = sim_slots_take(&port[2 * uf], t, k->ns, 1);     /* the sender's out port */

@@ -37,6 +37,7 @@ struct sim_layer {
 struct sim_link {
     int level;
     unsigned nunits;
+    unsigned below;     /* hardware threads per unit: a thread's unit is hw / below */
     double ns;
 };
 

@@ -48,7 +48,8 @@ static int ld_links(struct ld *l)
             return -1;
         if (count < 1)
             return ld_bad(l, "%s.value: a port needs at least one link", pq);
-        m->link[m->nlinks++] = (struct sim_link){ k, sim_machine_unit(m, m->threads - 1, (unsigned)k) + 1, ns / count };
+        unsigned units = sim_machine_unit(m, m->threads - 1, (unsigned)k) + 1;
+        m->link[m->nlinks++] = (struct sim_link){ k, units, m->threads / units, ns / count };
     }
     return 0;
 }

@@ -14,20 +14,21 @@
 
 #include <stdlib.h>
 
-enum { RING0 = 16 };
-
-int sim_slots_init(struct slot_ring *r)
+int sim_slots_init(struct slot_ring *r, unsigned cap)
 {
-    r->e = malloc(RING0 * sizeof *r->e);
+    if (!cap || (cap & (cap - 1)))
+        return -1; /* a power of two: at() masks */
+    r->e = malloc(cap * sizeof *r->e);
     if (!r->e)
         return -1;
-    r->cap = RING0;
-    for (unsigned k = 0; k < RING0; k++)
+    r->cap = cap;
+    for (unsigned k = 0; k < cap; k++)
         r->e[k] = (struct slot){ -1, 0 };
     return 0;
 }
 
-static struct slot *at(struct slot_ring *r, int64_t b) { return &r->e[(uint64_t)b % r->cap]; }
+/* cap is a power of two (the callers' initial sizes, doubled by grow): the slot id modulo cap is a mask */
+static struct slot *at(struct slot_ring *r, int64_t b) { return &r->e[(uint64_t)b & (r->cap - 1)]; }
 
 /* The first free slot from b on. A taken slot points past itself (skip) to where the search goes on;
  * the pointers of the taken run just crossed are pointed at the free slot found (path compression), so
@@ -57,7 +58,7 @@ static int grow(struct slot_ring *r)
         e[k] = (struct slot){ -1, 0 };
     for (unsigned k = 0; k < r->cap; k++)
         if (r->e[k].id >= 0)
-            e[(uint64_t)r->e[k].id % cap] = r->e[k];
+            e[(uint64_t)r->e[k].id & (cap - 1)] = r->e[k];
     free(r->e);
     r->e = e;
     r->cap = cap;

@@ -74,7 +74,7 @@ static void links(void)
 {
     struct sim_machine m = hand(1, 2, 4);
     m.nlinks = 1;
-    m.link[0] = (struct sim_link){ 1, 2, 5.0 }; /* cluster ports, 5 ns per line */
+    m.link[0] = (struct sim_link){ 1, 2, 4, 5.0 }; /* cluster ports (4 threads each), 5 ns per line */
     struct sim s;
     memset(&s, 0, sizeof s);
     s.m = &m;
