@@ -68,7 +68,8 @@ static int ld_three_leg(struct ld *l)
     if (!json_is_object(tl))
         return ld_bad(l, "%s: must be an object {level, home, base}", p);
     if (m->attach >= 0)
-        return ld_bad(l, "%s: for machines of fixed layers; a noc layer's via_home path already passes the home", p);
+        return ld_bad(l, "%s: for machines of fixed layers; a noc layer's via_home path already passes the home",
+                      p);
     int k = level_at(l, tl, p, "level");
     const char *home = k < 0 ? NULL : ld_str(l, tl, p, "home"), *base = home ? ld_str(l, tl, p, "base") : NULL;
     if (!base)

@@ -86,7 +86,7 @@ double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b,
     /* Each layer across nodes is the in-node base plus a request leg and a data leg (the files derive
      * them so: base + 2 traversals); a three-leg path is the base plus three single legs. */
     unsigned h = node * (m->threads / m->nnodes); /* the home node's first hardware thread */
-    double leg2 = (sim_machine_cost(m, a, h, 0) - m->node_base_ns) + (sim_machine_cost(m, h, b, 0) - m->node_base_ns) +
-                  (direct - m->node_base_ns);
-    return m->node_base_ns + leg2 / 2;
+    double base = m->node_base_ns;
+    double leg2 = (sim_machine_cost(m, a, h, 0) - base) + (sim_machine_cost(m, h, b, 0) - base) + (direct - base);
+    return base + leg2 / 2;
 }

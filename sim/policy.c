@@ -1,10 +1,10 @@
 /* policy.c — a wait policy (the library's spec string, src/wait.c) as the simulator runs it (issue 12
  * item 2; engine.h, sim_opts): spin and pause spin (a spinning reader costs nothing while its copy is
  * valid; a spinner that does not pause takes its share of its core's issue from its SMT siblings on
- * machines with coherence.smt_issue, a pausing one does not); block, hybrid, yield and auto use the machine's OS costs
- * (its os block, which `andgate info --measure` writes; no paper gives them for its machine); backoff is
- * not modeled. auto resolves as the library does, with the machine's hardware threads as the usable
- * CPUs. */
+ * machines with coherence.smt_issue, a pausing one does not); block, hybrid, yield and auto use the
+ * machine's OS costs (its os block, which `andgate info --measure` writes; no paper gives them for its
+ * machine); backoff is not modeled. auto resolves as the library does, with the machine's hardware
+ * threads as the usable CPUs. */
 #define _GNU_SOURCE
 #include "policy.h"
 

@@ -53,7 +53,10 @@ static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cor
     unsigned per_cluster = cores, per_socket = clusters * cores;
     for (unsigned a = 0; a < m.threads; a++)
         for (unsigned b = 0; b < m.threads; b++)
-            pairs[a * m.threads + b] = a == b ? 0 : a / per_cluster == b / per_cluster ? 1 : a / per_socket == b / per_socket ? 2 : 3;
+            pairs[a * m.threads + b] = a == b                               ? 0
+                                       : a / per_cluster == b / per_cluster ? 1
+                                       : a / per_socket == b / per_socket   ? 2
+                                                                            : 3;
     m.pair = pairs;
     return m;
 }
@@ -116,7 +119,8 @@ static void three_leg(void)
     struct sim_machine plain = hand(3, 1, 2);
     double without = median(&plain, "dissemination", 6), with = median(&m, "dissemination", 6);
     more("dissemination over three sockets is slower with homes on participant 0's socket", with, without);
-    near("two sockets cannot have a third home", median(&m, "dissemination", 4), median(&plain, "dissemination", 4));
+    near("two sockets cannot have a third home", median(&m, "dissemination", 4),
+         median(&plain, "dissemination", 4));
 }
 
 /* threads 0-1 and 2-3 are SMT siblings (hand(1, 1, 2) with two threads per core) */
@@ -167,7 +171,8 @@ static void smt(void)
     near("sibling past its spin budget (yielding or asleep): no stretch", sim_issue_share(&s), 1);
     sim_smt_free(&s);
 
-    struct sim_opts spin = { .m = &m, .algo = "hybrid:group=core", .pin = "compact", .n = 4, .episodes = 50, .seed = 1 };
+    struct sim_opts spin = { .m = &m, .algo = "hybrid:group=core", .pin = "compact", .n = 4, .episodes = 50,
+                             .seed = 1 };
     struct sim_opts pause = spin;
     pause.paused = 1;
     struct sim_machine none = smt_machine(0);
