@@ -202,8 +202,8 @@ static int allocate(struct sim *s, uint32_t nslots, uint64_t **bits)
     s->arr = calloc((size_t)s->run_episodes * n, sizeof *s->arr);
     s->dep = calloc((size_t)s->run_episodes * n, sizeof *s->dep);
     s->slp = calloc((size_t)s->run_episodes * n, sizeof *s->slp);
-    if (sim_dir_init(s) || sim_smt_init(s) || !s->slp || !s->slots || !s->lines || !*bits || !s->serial || !s->arr ||
-        !s->dep) {
+    if (sim_dir_init(s) || sim_smt_init(s) || !s->slp || !s->slots || !s->lines || !*bits || !s->serial ||
+        !s->arr || !s->dep) {
         snprintf(s->res->error, sizeof s->res->error, "out of memory for %u participants x %u episodes", n,
                  s->o->episodes);
         s->res->ok = 0;
