@@ -1,8 +1,10 @@
 /* coherence.c — the coherence model of andgate sim (costs in engine.h; the rules in
  * sim/machines/README.md): per cache line its owner, sharers with the time each copy arrived, its home,
  * and the time it is busy until (ownership transfers are served one at a time); invalidations in
- * parallel, one transfer for a Modified line, stores through each participant's store buffer, and every
- * miss queued at its line's directory slice (directory.c). Contention is these queues. */
+ * parallel, one transfer for a Modified line, stores through each participant's store buffer, every
+ * miss queued at its line's directory slice (directory.c), every line transfer queued at the ports of
+ * the links it crosses (links.c), and three-leg paths through a home node on multi-socket machines.
+ * Contention is these queues. */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
@@ -15,9 +17,20 @@ static int sharer(const struct line *l, unsigned p)
     return (int)((l->sharers[p / 64] >> (p % 64)) & 1);
 }
 
+/* On a machine with three-leg paths (no attach units, so the line's home is its home node) a transfer
+ * between two nodes other than the home goes requester -> home -> owner -> requester. */
 static double cost(const struct sim *s, unsigned p, unsigned q, const struct line *l)
 {
+    if (s->m->nnodes)
+        return sim_machine_cost_via(s->m, s->part[p].hw, s->part[q].hw, (unsigned)l->home);
     return sim_machine_cost(s->m, s->part[p].hw, s->part[q].hw, (unsigned)l->home);
+}
+
+/* The time a line transfer from participant q to the running participant, issued at t, starts: after
+ * the ports of every link it crosses took it (links.c). */
+static double link_start(struct sim *s, unsigned q, double t)
+{
+    return s->m->nlinks ? sim_link_take(s, s->part[q].hw, s->part[s->cur].hw, t) : t;
 }
 
 static void assign_home(struct sim *s, struct line *l)
@@ -25,7 +38,14 @@ static void assign_home(struct sim *s, struct line *l)
     if (l->home >= 0)
         return;
     unsigned units = s->m->attach < 0 ? 1 : s->m->nattach;
-    if (s->m->home_first_touch) {
+    if (s->m->nnodes) { /* home nodes: the initializing participant's, or spread by the seeded hash below */
+        units = s->m->nnodes;
+        if (s->m->node_init) {
+            l->home = (int)sim_machine_unit(s->m, s->part[0].hw, s->m->node_level);
+            return;
+        }
+    }
+    if (s->m->home_first_touch && !s->m->nnodes) {
         l->home = (int)sim_machine_attach_unit(s->m, s->part[s->cur].hw);
     } else { /* hash: the hardware's is undisclosed; uniform from the run's seed */
         uint64_t h = ((uint64_t)(l - s->lines) + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
@@ -47,7 +67,9 @@ static double first_touch(const struct sim *s, const struct line *l)
     return worst;
 }
 
-static double hit(const struct sim *s) { return s->m->layer[s->m->self_layer].ns; }
+/* A hit, a core-bound step: stretched while the core's issue is shared with busy SMT siblings (smt.c) */
+static double issue(const struct sim *s) { return s->m->smt_share > 0 ? sim_issue_share(s) : 1; }
+static double hit(const struct sim *s) { return s->m->layer[s->m->self_layer].ns * issue(s); }
 
 static int at_home(const struct sim *s, const struct line *l)
 {
@@ -90,16 +112,18 @@ static double read_miss(struct sim *s, struct line *l, double t)
     unsigned me = s->cur;
     double done;
     if (l->owner >= 0) {
-        done = t + cost(s, me, (unsigned)l->owner, l);
+        done = link_start(s, (unsigned)l->owner, t) + cost(s, me, (unsigned)l->owner, l);
         add_copy(l, (unsigned)l->owner, l->busy_until);
         l->owner = -1;
-    } else if (l->ncp) {
-        done = -1;
+    } else if (l->ncp) { /* the supplier that would deliver first; then its transfer queues at the links */
+        double best = -1, from = t;
+        unsigned q = 0;
         for (unsigned k = 0; k < l->ncp; k++) {
-            double d = (l->cp[k].ready > t ? l->cp[k].ready : t) + cost(s, me, l->cp[k].p, l);
-            if (done < 0 || d < done)
-                done = d;
+            double f = l->cp[k].ready > t ? l->cp[k].ready : t, d = f + cost(s, me, l->cp[k].p, l);
+            if (best < 0 || d < best)
+                best = d, from = f, q = l->cp[k].p;
         }
+        done = link_start(s, q, from) + cost(s, me, q, l);
     } else {
         done = t + first_touch(s, l);
     }
@@ -182,10 +206,9 @@ static double ownership(struct sim *s, struct line *l, double t, int streaming)
     }
     if (holds || streaming)
         c = others ? inval : hit(s);            /* an upgrade: only the other copies to invalidate */
-    else if (l->owner >= 0)
-        c = cost(s, me, (unsigned)l->owner, l); /* held Modified by one core: it forwards the line and drops
-                                                 * its copy in one transfer (a CAS hand-off costs about a
-                                                 * load from a modified line) */
+    else if (l->owner >= 0) /* held Modified by one core: it forwards the line and drops its copy in one
+                             * transfer (a CAS hand-off costs about a load from a modified line) */
+        c = link_start(s, (unsigned)l->owner, t) - t + cost(s, me, (unsigned)l->owner, l);
     else {                                      /* data from the nearest copy while the others are invalidated */
         double data = read_miss(s, l, t) - t;
         c = data > inval ? data : inval;
@@ -212,7 +235,7 @@ void sim_charge_write(struct sim *s, uint32_t i, int rmw)
         t = p->drained;
     double done = t + ownership(s, l, t, !rmw && s->o->streaming);
     if (rmw) {
-        done += s->m->atomic_extra_ns;
+        done += s->m->atomic_extra_ns * issue(s);
         s->res->traffic.rmws++;
         p->clock = done;
     } else {

@@ -173,7 +173,7 @@ static void release(struct sim *s, unsigned *hw, uint64_t *bits, struct ag_layou
     sim_wl_free(s);
     sim_os_free(s);
     free(s->part), free(s->ready), free(hw), free(s->serial), free(s->arr), free(s->dep), free(s->lines), free(bits);
-    sim_dir_free(s), free(s->slp);
+    sim_dir_free(s), sim_smt_free(s), free(s->slp);
     free(s->slots), free(L->state);
     S = NULL;
 }
@@ -222,7 +222,8 @@ static int allocate(struct sim *s, uint32_t nslots, uint64_t **bits)
     s->arr = calloc((size_t)s->run_episodes * n, sizeof *s->arr);
     s->dep = calloc((size_t)s->run_episodes * n, sizeof *s->dep);
     s->slp = calloc((size_t)s->run_episodes * n, sizeof *s->slp);
-    if (sim_dir_init(s) || !s->slp || !s->slots || !s->lines || !*bits || !s->serial || !s->arr || !s->dep) {
+    if (sim_dir_init(s) || sim_smt_init(s) || !s->slp || !s->slots || !s->lines || !*bits || !s->serial ||
+        !s->arr || !s->dep) {
         snprintf(s->res->error, sizeof s->res->error, "out of memory for %u participants x %u episodes", n,
                  s->o->episodes);
         s->res->ok = 0;

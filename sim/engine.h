@@ -18,8 +18,12 @@
  *   "none" machines     (TILE64 home tiles) no copies: every access away from the home costs L(w, home);
  *
  * one ownership transfer at a time per line (a request at t on a line busy until t_b starts at
- * max(t, t_b); reads wait for a transfer in flight), and every miss queued at its line's directory
- * slice (the machine's coherence.occupancy). Contention is this queueing, not a coefficient.
+ * max(t, t_b); reads wait for a transfer in flight), every miss queued at its line's directory slice
+ * (the machine's coherence.occupancy), every line transfer queued at the ports of the links it crosses
+ * (interconnect.links), and on multi-socket machines a transfer between two nodes other than the line's
+ * home node priced requester -> home -> owner -> requester (coherence.three_leg), and a participant's
+ * hits and atomic extras stretched by its SMT siblings spinning without a pause (coherence.smt_issue).
+ * Contention is this queueing and sharing, not a coefficient.
  *
  * A flag_wait that does not hold blocks the participant until a store to its line (any flag of it: a
  * spinning reader loses its copy to every write of the line), then charges the re-read. The engine
@@ -81,6 +85,8 @@ struct sim_opts {
     int sleeps;
     double spin_ns, yield_ns;  /* yield_ns may be INFINITY: yield forever (the yield policy) */
     int streaming;             /* plain stores write whole lines without reading them (003 §2) */
+    int paused;                /* spinning waiters pause (--wait pause): they leave their core's issue to
+                                * their SMT siblings (003 §2's delay instruction halts fetch and issue) */
     double split_ns;           /* > 0: split phase, arrive, this much independent work, then depart; the
                                 * latency is then last departure - (last arrival + split_ns) */
     /* more participants than hardware threads (os_sched.c): the policy and its time slice */

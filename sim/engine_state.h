@@ -16,13 +16,13 @@
 
 
 enum { RUNNABLE, WAITING, DONE };
-/* A directory slice's request slot: the slot id it holds (-1: none), and where a search for a free slot
- * goes on past it; a slice's slots in a ring (directory.c) */
-struct dir_slot {
+/* A slot of a resource that serves one request per slot (a directory slice, a link port; slots.c): the
+ * slot id it holds (-1: none), and where a search for a free slot goes on past it; slots in a ring */
+struct slot {
     int64_t id, skip;
 };
-struct dir_ring {
-    struct dir_slot *e;
+struct slot_ring {
+    struct slot *e;
     unsigned cap;
 };
 
@@ -73,7 +73,9 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
-    struct dir_ring *dirs; /* [m->ndir]: each directory slice's request slots (directory.c) */
+    struct slot_ring *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
+    struct slot_ring *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
+    int *on_hw;              /* [m->threads]: the participant on each hardware thread, -1 (smt.c) */
     uint64_t *slots;
     struct coro main;
     uint64_t rng;
@@ -112,10 +114,29 @@ int sim_schedule(struct sim *s);
 void sim_charge_read(struct sim *s, uint32_t i);
 void sim_charge_write(struct sim *s, uint32_t i, int rmw);
 
-/* directory.c: a miss queues at its line's directory slice; returns when the slice takes it */
+/* slots.c: a resource serving one request per slot of w ns; sim_slots_take reserves need slots from t on
+ * and returns when the first one starts. The ring starts with cap slots (a power of two) and grows when
+ * a burst needs more (the results do not depend on cap, only the memory and the time do). */
+int sim_slots_init(struct slot_ring *r, unsigned cap);
+double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need);
+
+/* directory.c: a miss queues at its line's directory slice; returns when the slice takes it. Init and
+ * free also set up and release the link ports. */
 int sim_dir_init(struct sim *s);
 void sim_dir_free(struct sim *s);
 double sim_dir_take(struct sim *s, struct line *l, double t, double extra);
+
+/* links.c: a line transfer from hardware thread `from` to `to` issued at t queues at the ports of every
+ * link class it crosses; returns when it can start */
+int sim_links_init(struct sim *s);
+void sim_links_free(struct sim *s);
+double sim_link_take(struct sim *s, unsigned from, unsigned to, double t);
+
+/* smt.c: SMT siblings share their core's issue: the factor by which the running participant's
+ * core-bound steps (a hit, an atomic's extra) stretch now */
+int sim_smt_init(struct sim *s);
+void sim_smt_free(struct sim *s);
+double sim_issue_share(const struct sim *s);
 
 /* flag_backend.c: a store to slot i's line became visible */
 void sim_wake_line(struct sim *s, uint32_t i);

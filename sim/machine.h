@@ -31,6 +31,16 @@ struct sim_layer {
     double alpha;       /* invalidation weight of a holder in this layer (0 with model "none") */
 };
 
+/* A link class (sim/machines/README.md, "Link occupancy"): every unit of `level` has an out port and an
+ * in port; a line transfer between threads in different units holds the sender's out port and the
+ * receiver's in port for ns each (the published transfer time over the unit's parallel links). */
+struct sim_link {
+    int level;
+    unsigned nunits;
+    unsigned below;     /* hardware threads per unit: a thread's unit is hw / below */
+    double ns;
+};
+
 struct sim_machine {
     char name[64], title[200], file[512];
     unsigned nlevels;                     /* outermost first: socket ... core, smt */
@@ -50,6 +60,14 @@ struct sim_machine {
                                            * level (-1: occupancy not modeled) */
     unsigned ndir;                        /* global units at dir_level */
     double dir_request_ns;                /* coherence.occupancy.request: how long one request holds its slice */
+    unsigned nlinks;                      /* $.interconnect.links (optional): link classes whose ports queue */
+    struct sim_link link[SIM_MAX_LEVELS];
+    unsigned node_level;                  /* $.coherence.three_leg.level: home nodes, one per unit */
+    unsigned nnodes;                      /* units at node_level; 0: no three-leg paths */
+    int node_init;                        /* a line's home node: the initializing participant's (0), else hash */
+    double node_base_ns;                  /* three_leg.base: a transfer inside one node, what every leg adds to */
+    double smt_share;                     /* $.coherence.smt_issue.share: the issue a busy SMT sibling takes
+                                           * from a thread's core-bound step, in [0, 1]; 0: not modeled */
     double inval_each_ns;                 /* coherence.invalidation.per_sharer: the directory's cost for each
                                            * invalidation beyond the first (they go out in parallel); 0 if absent */
     /* $.os (optional; `andgate info --measure` writes it): what a sleeping waiter pays, ns; -1 where the
@@ -92,6 +110,11 @@ unsigned sim_machine_hops(const struct sim_machine *m, unsigned u, unsigned v);
 /* One-way cost in ns of moving a line from hardware thread b to a, for a line homed at attach unit
  * home (ignored by fixed layers); a == b is the self layer (a hit). */
 double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, unsigned home);
+/* The cost of a transfer to a from b for a line whose home node is `node` (machines with
+ * $.coherence.three_leg): when a and b are in different nodes and the home is neither's, requester ->
+ * home -> owner -> requester, each leg priced as half of what its layer adds to the in-node base;
+ * otherwise sim_machine_cost. */
+double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b, unsigned node);
 /* The α weight of invalidating b's copy on behalf of a. */
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b);
 /* The attach unit of hardware thread hw (0 when the machine has no interconnect coordinates). */

@@ -1,5 +1,6 @@
 /* machine_cost.c — the cost queries on a loaded machine: levels and units of a hardware thread, NoC
- * hops, the latency between two threads (via a line's home), the invalidation weights. */
+ * hops, the latency between two threads (via a line's home, or its home node's three legs), the
+ * invalidation weights. */
 #define _GNU_SOURCE
 #include "machine.h"
 
@@ -71,4 +72,21 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b)
 {
     return m->layer[m->pair[(size_t)a * m->threads + b]].alpha;
+}
+
+double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b, unsigned node)
+{
+    double direct = sim_machine_cost(m, a, b, 0);
+    if (!m->nnodes || a == b)
+        return direct;
+    /* Inside one node its own directory or snoop filter resolves the miss; across nodes the home's does */
+    unsigned lvl = m->node_level, na = sim_machine_unit(m, a, lvl), nb = sim_machine_unit(m, b, lvl);
+    if (na == nb || node == na || node == nb)
+        return direct;
+    /* Each layer across nodes is the in-node base plus a request leg and a data leg (the files derive
+     * them so: base + 2 traversals); a three-leg path is the base plus three single legs. */
+    unsigned h = node * (m->threads / m->nnodes); /* the home node's first hardware thread */
+    double base = m->node_base_ns;
+    double leg2 = (sim_machine_cost(m, a, h, 0) - base) + (sim_machine_cost(m, h, b, 0) - base) + (direct - base);
+    return base + leg2 / 2;
 }

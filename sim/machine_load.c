@@ -382,7 +382,7 @@ static int load(struct ld *l)
                    "1024 bytes", line);
     m->line_bytes = (unsigned)line;
     if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l) ||
-        ld_devices(l) || ld_os(l))
+        ld_devices(l) || ld_os(l) || ld_contention(l))
         return -1;
     /* the cache groups: the innermost shared_by level above the core */
     unsigned core = m->nlevels - 2;

@@ -1,9 +1,10 @@
 /* policy.c — a wait policy (the library's spec string, src/wait.c) as the simulator runs it (issue 12
- * item 2; engine.h, sim_opts): spin and pause spin (the model charges a spinning reader nothing while
- * its copy is valid, so the two are the same); block, hybrid, yield and auto use the machine's OS costs
- * (its os block, which `andgate info --measure` writes; no paper gives them for its machine); backoff is
- * not modeled. auto resolves as the library does, with the machine's hardware threads as the usable
- * CPUs. */
+ * item 2; engine.h, sim_opts): spin and pause spin (a spinning reader costs nothing while its copy is
+ * valid; a spinner that does not pause takes its share of its core's issue from its SMT siblings on
+ * machines with coherence.smt_issue, a pausing one does not); block, hybrid, yield and auto use the
+ * machine's OS costs (its os block, which `andgate info --measure` writes; no paper gives them for its
+ * machine); backoff is not modeled. auto resolves as the library does, with the machine's hardware
+ * threads as the usable CPUs. */
 #define _GNU_SOURCE
 #include "policy.h"
 
@@ -32,6 +33,7 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
                  m->name, m->threads);
         return -1;
     }
+    so->paused = wp.kind == AG_W_PAUSE;
     switch (wp.kind) {
     case AG_W_SPIN:
     case AG_W_PAUSE:

@@ -260,6 +260,34 @@ def check_machine(doc, name=None):
             errors.append(f"$.latency_layers: layer '{lid}' is defined but no pair uses it")
 
     errors += _interconnect_errors(doc, names, units, known)
+    errors += _contention_errors(doc, names, known)
+    return errors
+
+
+def _contention_errors(doc, names, known):
+    """issue 12 item 1's optional contention parts: link ports, three-leg home nodes, SMT issue share
+    (the C loader refuses the same, sim/machine_contention.c)."""
+    errors = []
+    for i, link in enumerate(doc.get("interconnect", {}).get("links", [])):
+        if link["between"] not in names:
+            errors.append(f"$.interconnect.links[{i}].between: '{link['between']}' is not a topology level")
+        if link["transfer"]["unit"] not in TIME_UNITS:
+            errors.append(f"$.interconnect.links[{i}].transfer: must be a time (ns or cycles)")
+        if "count" in link and (link["count"]["unit"] != "count" or link["count"]["value"] < 1):
+            errors.append(f"$.interconnect.links[{i}].count: a port needs at least one link")
+    co = doc["coherence"]
+    leg = co.get("three_leg")
+    if leg:
+        if "attach_level" in doc.get("interconnect", {}):
+            errors.append("$.coherence.three_leg: for machines of fixed layers (a noc layer's via_home path "
+                          "already passes the home)")
+        if leg["level"] not in names:
+            errors.append(f"$.coherence.three_leg.level: '{leg['level']}' is not a topology level")
+        if leg["base"] not in known:
+            errors.append(f"$.coherence.three_leg.base: layer '{leg['base']}' is not in $.latency_layers")
+    smt = co.get("smt_issue")
+    if smt and not (smt["share"]["unit"] == "ratio" and 0 <= smt["share"]["value"] <= 1):
+        errors.append("$.coherence.smt_issue.share: a ratio in [0, 1]")
     return errors
 
 
@@ -506,3 +534,11 @@ def test_name_must_match_file():
     doc = load("tile64")
     assert check_machine(doc, "tile64") == []
     assert any(e.startswith("$.name") for e in check_machine(doc, "tile-64"))
+
+
+def test_contention_parts_are_checked():
+    doc = load("xeon8160x8")
+    doc["interconnect"]["links"][0]["between"] = "quadrant"
+    doc["coherence"]["three_leg"]["base"] = "upi9"
+    doc["coherence"]["smt_issue"]["share"]["value"] = 1.5
+    refused(doc, "$.interconnect.links[0].between", "$.coherence.three_leg.base", "$.coherence.smt_issue.share")

@@ -103,6 +103,23 @@ cases = [
      "$.coherence.invalidation.per_sharer.unit: 'count' where ns or cycles was expected"),
     ("nonehome", "kunpeng920", "d['coherence']['invalidation'] = {'model': 'none'}",
      "$.coherence.invalidation.model: 'none' (every access at the line's home) needs"),
+    # issue 12 item 1: link occupancy and three-leg home paths
+    ("linklevel", "phytium2000", "d['interconnect']['links'][0]['between'] = 'quadrant'",
+     "$.interconnect.links[0].between: 'quadrant' is not a level of $.topology.levels"),
+    ("linknotime", "kunpeng920", "d['interconnect']['links'][1]['transfer']['unit'] = 'GB/s'",
+     "$.interconnect.links[1].transfer.unit"),
+    ("linkzero", "xeon8160x8", "d['interconnect']['links'][0]['count']['value'] = 0",
+     "$.interconnect.links[0].count.value: a port needs at least one link"),
+    ("linkobj", "thunderx2", "d['interconnect']['links'] = {'between': 'socket'}",
+     "$.interconnect.links: must be an array of at most 8 link classes"),
+    ("legbase", "opteron6272x4", "d['coherence']['three_leg']['base'] = 'ht9'",
+     "$.coherence.three_leg.base: 'ht9' is not a layer id of $.latency_layers"),
+    ("leghome", "xeon8160x8", "d['coherence']['three_leg']['home'] = 'first-touch'",
+     "$.coherence.three_leg.home: 'first-touch'; expected init or hash"),
+    ("smtshare", "knl7210", "d['coherence']['smt_issue']['share']['value'] = 2",
+     "$.coherence.smt_issue.share.value: 2 is not in [0, 1]"),
+    ("legnoc", "knl7210", "d['coherence']['three_leg'] = {'level': 'tile', 'home': 'hash', 'base': 'tile'}",
+     "$.coherence.three_leg: for machines of fixed layers"),
 ]
 with open(out / "cases.txt", "w") as f:
     for name, machine, stmt, want in cases:

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "hand_machine.h"
 #include "model.h"
 
 static int failures, checks, verbose;
@@ -73,19 +74,9 @@ static void closed_forms(void)
 static unsigned char pairs[8 * 8];
 static struct sim_machine tiny(void)
 {
-    struct sim_machine m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "tiny");
-    m.nlevels = 4;
-    const char *lv[] = { "socket", "cluster", "core", "smt" };
-    const unsigned cnt[] = { 1, 2, 4, 1 };
-    for (unsigned i = 0; i < 4; i++) {
-        snprintf(m.level[i], sizeof m.level[i], "%s", lv[i]);
-        m.count[i] = cnt[i];
-    }
-    m.threads = 8;
-    m.line_bytes = 64;
-    m.ghz = 1;
+    static const char *const lv[] = { "socket", "cluster", "core", "smt" };
+    static const unsigned cnt[] = { 1, 2, 4, 1 };
+    struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 3;
     m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0 };
     m.layer[1] = (struct sim_layer){ "L0", SIM_PATH_FIXED, 10.0, 0.5 };
@@ -96,7 +87,6 @@ static struct sim_machine tiny(void)
         for (unsigned b = 0; b < 8; b++)
             pairs[a * 8 + b] = a == b ? 0 : a / 4 == b / 4 ? 1 : 2;
     m.pair = pairs;
-    m.attach = -1;
     return m;
 }
 

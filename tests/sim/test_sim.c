@@ -18,9 +18,9 @@ static const char *const variants[] = {
     "dissemination:ways=2", "hybrid", "hybrid:group=cache", "hybrid:group=2", NULL,
 };
 
-/* the machines take turns: fixed layers with a unit matrix, a mesh with hashed homes, TILE64's home
- * tiles without sharer copies */
-static const char *const machines[] = { "kunpeng920", "knl7210", "tile64", "phytium2000" };
+/* the machines take turns: fixed layers with a unit matrix and link ports, a mesh with hashed homes,
+ * TILE64's home tiles without sharer copies, home nodes with three-leg paths */
+static const char *const machines[] = { "kunpeng920", "knl7210", "tile64", "phytium2000", "opteron6272x4" };
 #define NM (sizeof machines / sizeof *machines)
 
 static int passed, failed;

@@ -1,0 +1,198 @@
+/* test_contention.c — the contention parts of the coherence model that issue 12 item 1 added beside the
+ * directory queue (sim/machines/README.md, "Link occupancy", "Three-leg paths"), each checked so that
+ * the test fails if the part stops being applied:
+ *   1. link ports (links.c): two transfers over one port at the same instant start one occupancy apart,
+ *      transfers inside a unit take no port, the out and in ports of a unit are separate; and in a run,
+ *      dissemination across two clusters is slower with link occupancy than without, while a run inside
+ *      one cluster is unchanged;
+ *   2. three-leg paths (sim_machine_cost_via): the cost of a transfer between two nodes other than the
+ *      home, worked out by hand from the layers; and in a run, homes on a third node make it slower;
+ *   3. SMT issue sharing (smt.c): a core-bound step stretches by 1 + share per spinning sibling, not for
+ *      a pausing, sleeping or finished one; and in a run, spinning siblings make a barrier slower than
+ *      pausing ones, which cost what a machine without issue sharing costs.
+ * The machines are hand-made (fixed layers), so the expected values follow from their numbers alone. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_state.h"
+#include "hand_machine.h"
+
+static int failures, checks;
+
+static void near(const char *what, double got, double want)
+{
+    checks++;
+    if (got < want - 1e-9 || got > want + 1e-9) {
+        failures++;
+        printf("FAIL %s: %.6f, expected %.6f\n", what, got, want);
+    }
+}
+
+static void more(const char *what, double got, double than)
+{
+    checks++;
+    if (!(got > than)) {
+        failures++;
+        printf("FAIL %s: %.3f is not above %.3f\n", what, got, than);
+    }
+}
+
+/* sockets x clusters x cores, one thread per core: layer 0 self (1 ns), 1 same cluster (10 ns), 2 same
+ * socket (30 ns), 3 across sockets (50 ns = the 10 ns base + two 20 ns legs); α 0.5 everywhere. */
+static unsigned char pairs[64 * 64];
+static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cores)
+{
+    static const char *const lv[] = { "socket", "cluster", "core", "smt" };
+    const unsigned cnt[] = { sockets, clusters, cores, 1 };
+    struct sim_machine m = hand_machine(4, lv, cnt);
+    m.nlayers = 4;
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0 };
+    m.layer[1] = (struct sim_layer){ "cluster", SIM_PATH_FIXED, 10.0, 0.5 };
+    m.layer[2] = (struct sim_layer){ "socket", SIM_PATH_FIXED, 30.0, 0.5 };
+    m.layer[3] = (struct sim_layer){ "remote", SIM_PATH_FIXED, 50.0, 0.5 };
+    unsigned per_cluster = cores, per_socket = clusters * cores;
+    for (unsigned a = 0; a < m.threads; a++)
+        for (unsigned b = 0; b < m.threads; b++)
+            pairs[a * m.threads + b] = a == b                               ? 0
+                                       : a / per_cluster == b / per_cluster ? 1
+                                       : a / per_socket == b / per_socket   ? 2
+                                                                            : 3;
+    m.pair = pairs;
+    return m;
+}
+
+static double median(const struct sim_machine *m, const char *algo, unsigned n)
+{
+    struct sim_opts o = { .m = m, .algo = algo, .pin = "compact", .n = n, .episodes = 50, .seed = 1 };
+    struct sim_result r;
+    if (sim_run(&o, &r) != 0) {
+        failures++, checks++;
+        printf("FAIL %s n=%u on the hand-made machine: %s\n", algo, n, r.error);
+        return -1;
+    }
+    return r.median_ns;
+}
+
+static void links(void)
+{
+    struct sim_machine m = hand(1, 2, 4);
+    m.nlinks = 1;
+    m.link[0] = (struct sim_link){ 1, 2, 4, 5.0 }; /* cluster ports (4 threads each), 5 ns per line */
+    struct sim s;
+    memset(&s, 0, sizeof s);
+    s.m = &m;
+    if (sim_links_init(&s)) {
+        failures++, checks++;
+        printf("FAIL sim_links_init\n");
+        return;
+    }
+    near("first transfer 0 -> 4 at t=0 starts at once", sim_link_take(&s, 0, 4, 0), 0);
+    near("second transfer 1 -> 5 at t=0 waits one occupancy", sim_link_take(&s, 1, 5, 0), 5);
+    near("a third waits two", sim_link_take(&s, 2, 6, 0), 10);
+    near("inside a cluster no port is taken", sim_link_take(&s, 1, 2, 0), 0);
+    near("the other direction has its own ports", sim_link_take(&s, 4, 0, 0), 0);
+    near("cluster 1's out port is now busy for a transfer at 0", sim_link_take(&s, 5, 1, 0), 5);
+    near("a transfer issued after the burst does not wait", sim_link_take(&s, 3, 7, 100), 100);
+    sim_links_free(&s);
+
+    /* a run: 20 ns per line, so that the four concurrent transfers of dissemination's round across the
+     * clusters cannot slip between each other */
+    m.link[0].ns = 20;
+    struct sim_machine plain = hand(1, 2, 4);
+    double without = median(&plain, "dissemination", 8), with = median(&m, "dissemination", 8);
+    more("dissemination over two clusters is slower with link occupancy", with, without);
+    near("a run inside one cluster does not use the ports", median(&m, "dissemination", 4),
+         median(&plain, "dissemination", 4));
+}
+
+static void three_leg(void)
+{
+    struct sim_machine m = hand(3, 1, 2); /* threads 0-1 socket 0, 2-3 socket 1, 4-5 socket 2 */
+    m.node_level = 0;
+    m.nnodes = 3;
+    m.node_init = 1;
+    m.node_base_ns = 10; /* the same-socket layer: remote 50 = 10 + 2 legs of 20 */
+    near("2 <- 4 homed at node 0: 10 + (40 + 40 + 40) / 2", sim_machine_cost_via(&m, 2, 4, 0), 70);
+    near("2 <- 4 homed at node 1 (the requester's): direct", sim_machine_cost_via(&m, 2, 4, 1), 50);
+    near("2 <- 4 homed at node 2 (the owner's): direct", sim_machine_cost_via(&m, 2, 4, 2), 50);
+    near("2 <- 3 (same node) homed at node 0: direct", sim_machine_cost_via(&m, 2, 3, 0), 10);
+    struct sim_machine plain = hand(3, 1, 2);
+    double without = median(&plain, "dissemination", 6), with = median(&m, "dissemination", 6);
+    more("dissemination over three sockets is slower with homes on participant 0's socket", with, without);
+    near("two sockets cannot have a third home", median(&m, "dissemination", 4),
+         median(&plain, "dissemination", 4));
+}
+
+/* threads 0-1 and 2-3 are SMT siblings (hand(1, 1, 2) with two threads per core) */
+static struct sim_machine smt_machine(double share)
+{
+    static const char *const lv[] = { "socket", "cluster", "core", "smt" };
+    static const unsigned cnt[] = { 1, 1, 2, 2 };
+    static unsigned char p4[16];
+    struct sim_machine m = hand_machine(4, lv, cnt);
+    m.nlayers = 3;
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0 };
+    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5 };
+    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5 };
+    for (unsigned a = 0; a < 4; a++)
+        for (unsigned b = 0; b < 4; b++)
+            p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;
+    m.pair = p4;
+    m.atomic_extra_ns = 4;
+    m.smt_share = share;
+    return m;
+}
+
+static void smt(void)
+{
+    struct sim_machine m = smt_machine(1);
+    struct sim_opts o = { .m = &m, .n = 4 };
+    struct part parts[4];
+    struct sim s;
+    memset(&s, 0, sizeof s);
+    memset(parts, 0, sizeof parts);
+    s.m = &m, s.o = &o, s.n = 4, s.part = parts;
+    for (unsigned t = 0; t < 4; t++)
+        parts[t].hw = t, parts[t].state = RUNNABLE;
+    if (sim_smt_init(&s)) {
+        failures++, checks++;
+        printf("FAIL sim_smt_init\n");
+        return;
+    }
+    s.cur = 0;
+    near("sibling running between its misses: no stretch", sim_issue_share(&s), 1);
+    parts[1].state = WAITING;
+    near("sibling spinning: one more turn", sim_issue_share(&s), 2);
+    parts[3].state = WAITING;
+    near("a spinner on the other core does not count", sim_issue_share(&s), 2);
+    o.paused = 1;
+    near("sibling pausing: no stretch", sim_issue_share(&s), 1);
+    o.paused = 0, o.sleeps = 1, o.spin_ns = 10, parts[1].wait_t0 = 0, parts[0].clock = 50;
+    near("sibling past its spin budget (yielding or asleep): no stretch", sim_issue_share(&s), 1);
+    sim_smt_free(&s);
+
+    struct sim_opts spin = { .m = &m, .algo = "hybrid:group=core", .pin = "compact", .n = 4, .episodes = 50,
+                             .seed = 1 };
+    struct sim_opts pause = spin;
+    pause.paused = 1;
+    struct sim_machine none = smt_machine(0);
+    struct sim_opts plain = spin;
+    plain.m = &none;
+    struct sim_result a, b, c;
+    if (sim_run(&spin, &a) || sim_run(&pause, &b) || sim_run(&plain, &c)) {
+        failures++, checks++;
+        printf("FAIL a run on the SMT machine\n");
+        return;
+    }
+    more("hybrid with spinning siblings is slower than with pausing ones", a.median_ns, b.median_ns);
+    near("pausing siblings cost what a machine without issue sharing costs", b.median_ns, c.median_ns);
+}
+
+int main(void)
+{
+    links();
+    three_leg();
+    smt();
+    printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok", failures, checks);
+    return failures != 0;
+}
