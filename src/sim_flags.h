@@ -36,8 +36,9 @@ static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t 
 {
     return sim_wait(f, i, cond, v, deadline);
 }
-/* a group leader waits as everybody does here: the policy's lead_ns spin is not modeled (it only
- * matters when participants share a CPU, which the simulator's placements do not) */
+/* a group leader waits as everybody does here: the policy's lead_ns spin is not modeled (with more
+ * participants than hardware threads the OS model hands a waiter's hardware thread on at once, and a
+ * spin that keeps it for a budget would need a timer event there) */
 static inline int flag_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
     return sim_wait(f, i, cond, v, deadline);
