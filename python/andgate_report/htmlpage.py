@@ -203,11 +203,12 @@ def render(doc, plots, cdf_threads=None):
                           ("", ["tool version", e(f"{doc.get('tool')} {doc.get('version')}")])],
                left=(0, 1)),
         "</div>",
-        '<p class="note">Rows are sorted by median; the best andgate row is green, the best baseline '
-        'row orange, the best hardware barrier blue. "÷ best baseline" is median / the best '
-        'baseline median at that thread count (below 1: faster than every baseline); "÷ c2c one-way" '
-        "is median / the core-to-core one-way median.</p>",
     ]
+    if methods_present(doc):            # the legend of the barrier rankings (a workload run has none)
+        head.append('<p class="note">Rows are sorted by median; the best andgate row is green, the best '
+                    'baseline row orange, the best hardware barrier blue. "÷ best baseline" is median / the '
+                    'best baseline median at that thread count (below 1: faster than every baseline); '
+                    '"÷ c2c one-way" is median / the core-to-core one-way median.</p>')
     body = [_host_section(doc)]
     barrier_plots = [name for name in plots if name in PLOT_CAPTIONS]   # the workload section has its own
     if barrier_plots:

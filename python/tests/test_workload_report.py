@@ -75,6 +75,7 @@ def test_workload_section_table_and_plot(tmp_path):
     assert "Workloads (andgate sim --workload)" in page and "<h3>prodcons</h3>" in page
     assert 'src="calls-prodcons.png"' in page
     assert "Latency (method latency" not in page          # no barrier ranking of workload records
+    assert "÷ best baseline" not in page                  # nor the rankings' legend
     # makespan in us, a mean and a count per primitive called; signal (never called) has no column
     assert "<td>1,900</td>" in page and "<td>23.5</td>" in page
     assert "barrier_wait mean ns" in page and "signal mean ns" not in page
