@@ -7,16 +7,10 @@
 """
 import json
 import sys
+from pathlib import Path
 
-# 004 Table XI: average time per call in the one-producer-many-consumers benchmark (6 threads), ns
-TABLE_XI = [  # (row, the record's call, SW, Subutai)
-    ("Mutex lock empty", "lock_empty", 1537, 127),
-    ("Mutex lock queued", "lock_queued", 64178, 916),
-    ("Mutex unlock", "unlock", 4400, 60),
-    ("Barrier wait (released)", "barrier_wait", 102467, 1183),
-    ("Condition broadcast", "broadcast", 25209, 60),
-    ("Condition queued", "cond_wait", 42844, 1022),
-]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from andgate_report.paper004 import TABLE_XI  # noqa: E402  (row, the record's call, SW ns, Subutai ns)
 
 
 def results(path):

@@ -4,11 +4,13 @@
 # report code's --markdown), with what the paper says beside them. Virtual time: the numbers do not
 # depend on this machine's load. docs/results.md records the outcomes.
 # Usage: scripts/sim_experiment.sh NAME [OUTDIR]      scripts/sim_experiment.sh list
+# 004 runs 004-fsm, 004-prodcons and 004-csa in one go (one set of OS costs for both workload runs) and
+# renders each of their result files as a report (python/andgate_report: tables and plots) in OUTDIR.
 # 004-*: the software primitives need OS costs no paper gives for noc64: this host's, measured by
 # `andgate info --measure` (or the os block of the machine file in ANDGATE_OS_FROM), grafted onto noc64.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp 004-fsm 004-prodcons 004-csa"
+names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp 004-fsm 004-prodcons 004-csa 004"
 name=${1:-}
 out=${2:-build/sim-experiment}
 export PYTHONPATH=$PWD/python
@@ -127,6 +129,27 @@ PY
     done
     python3 scripts/sim_004_tables.py --csa "$out/$name-sw-rr.json" "$out/$name-sw-csa.json" "$out/$name-hw-rr.json" \
       "$out/$name-hw-csa.json" ;;
+  004)
+    echo "004 as a whole: Tables III-IV (004-fsm), Table XI (004-prodcons), CSA against RR (004-csa)."; echo
+    for run in 004-fsm 004-prodcons 004-csa; do
+      echo "### $run"; echo
+      # the CSA run reuses the OS costs the prodcons run measured: both tables rest on the same host figures
+      [ "$run" = 004-csa ] && [ -z "${ANDGATE_OS_FROM:-}" ] && export ANDGATE_OS_FROM=$out/host.json
+      "$0" "$run" "$out"; echo
+    done
+    # the four CSA runs as one document, so that one report sets RR beside CSA (makespan per policy)
+    python3 - "$out"/004-csa-{sw-rr,sw-csa,hw-rr,hw-csa}.json "$out/004-csa.json" <<'PY'
+import json, sys
+docs = [json.load(open(f)) for f in sys.argv[1:-1]]
+docs[0]["command"] = " ; ".join(d["command"] for d in docs)
+docs[0]["results"] = [r for d in docs for r in d["results"]]
+json.dump(docs[0], open(sys.argv[-1], "w"), indent=1)
+PY
+    echo "### Reports (tables and plots)"; echo
+    for f in 004-fsm 004-prodcons 004-csa; do
+      python3 -m andgate_report "$out/$f.json" --out "$out/report-$f"
+      echo "- $out/report-$f/index.html"
+    done ;;
   *)
     echo "sim_experiment.sh: unknown run '$name'; expected one of: $names" >&2; exit 2 ;;
 esac

@@ -5,7 +5,9 @@ share one schema, schema.json) into an HTML report with plots, a text summary an
 
 Modules: load (reading, validation, defaults), rank (rankings and summary rows), summary (summary
 text), plots (PNG plots), htmlpage (index.html), report (the report directory), csvout (CSV); preload
-(the tables, plots, page and CSV of `andgate bench --preload` results, mode "preload").
+(the tables, plots, page and CSV of `andgate bench --preload` results, mode "preload"); workload (the
+records of `andgate sim --workload`: their table, section, summary and Markdown), wlplots (their plots),
+paper004 (004's published figures the workloads are read against).
 """
 from .csvout import COLUMNS as CSV_COLUMNS, to_csv, write_csv
 from .load import load, validate

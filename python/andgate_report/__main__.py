@@ -15,6 +15,7 @@ from .csvout import write_csv
 from .load import c2c_median, load, validate
 from .report import generate
 from .summary import summary_lines
+from .workload import markdown_lines as workload_markdown
 
 
 def _load_valid(path, errors_to_stdout):
@@ -49,7 +50,8 @@ def main(argv=None):
     ap.add_argument("--compare", metavar="OTHER", help="print a Markdown table of this file's medians "
                     "against OTHER's (e.g. andgate sim on host against andgate bench) with their ratios")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table of the medians of one "
-                    "method (--method): a row per impl, a column per thread count")
+                    "method (--method): a row per impl, a column per thread count; then a table per workload "
+                    "(andgate sim --workload records)")
     ap.add_argument("--method", default="latency", choices=("latency", "epcc", "jitter"),
                     help="the method of --markdown's table (default latency)")
     args = ap.parse_args(argv)
@@ -71,7 +73,9 @@ def main(argv=None):
         for line in compare_lines(doc, other):
             print(line)
     if args.markdown:
-        for line in pivot_lines(doc, args.method):
+        barrier = pivot_lines(doc, args.method)
+        # a document of workload records alone has no barrier table: print only the workloads'
+        for line in (barrier if len(barrier) > 2 else []) + workload_markdown(doc):
             print(line)
     summary = args.summary or not (args.out or args.csv or args.validate or args.compare or args.markdown)
     if args.out:

@@ -1,6 +1,7 @@
 """Two result files side by side: per (impl, threads, method) found in both, the medians and their
 ratio — e.g. `andgate sim` on the `host` machine against `andgate bench` on the same machine."""
 from .fmt import fmt_ns, fmt_ratio
+from .load import ok_results
 
 
 def _key(r):
@@ -8,13 +9,13 @@ def _key(r):
 
 
 def compare_rows(base, other):
-    """[(impl, threads, method, base median, other median, other / base)] for results present and ok in
-    both files, in the base file's order."""
-    theirs = {_key(r): r for r in other["results"] if r.get("status", "ok") == "ok"}
+    """[(impl, threads, method, base median, other median, other / base)] for barrier results present and
+    ok in both files, in the base file's order (workload records have no barrier median to compare)."""
+    theirs = {_key(r): r for r in ok_results(other)}
     rows = []
-    for r in base["results"]:
+    for r in ok_results(base):
         o = theirs.get(_key(r))
-        if o is None or r.get("status", "ok") != "ok":
+        if o is None:
             continue
         ratio = o["median_ns"] / r["median_ns"] if r["median_ns"] > 0 else None
         rows.append((r["impl"], r["threads"], r.get("method", "latency"), r["median_ns"], o["median_ns"], ratio))
@@ -38,8 +39,9 @@ def compare_lines(base, other):
 
 
 def pivot_lines(doc, method="latency", stat="median_ns"):
-    """A Markdown table of one file: a row per impl, a column per thread count, the chosen statistic."""
-    res = [r for r in doc["results"] if r.get("method", "latency") == method and r.get("status", "ok") == "ok"]
+    """A Markdown table of one file's barrier results: a row per impl, a column per thread count, the chosen
+    statistic (workload records have their own table: workload.markdown_lines)."""
+    res = ok_results(doc, method)
     threads = sorted({r["threads"] for r in res})
     impls = list(dict.fromkeys(r["impl"] for r in res))
     cell = {(r["impl"], r["threads"]): r[stat] for r in res}

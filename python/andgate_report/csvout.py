@@ -1,4 +1,5 @@
-"""One CSV row per result with the schema's scalar result fields (samples_ns, an array, is left out).
+"""One CSV row per result with the schema's scalar result fields (samples_ns, an array, and a workload
+record's objects os and workload are left out: the report's workload table has them).
 
 Columns, in this fixed order (the schema's order of result properties; the C side may emit the same):
 

@@ -5,6 +5,8 @@ import html
 from .fmt import DASH, fmt_int, fmt_ns, fmt_ratio
 from .load import METHODS, c2c_median, failed_results, method_of, methods_present
 from .rank import auto_regret, ranking
+from .workload import html_section as workload_section
+from .wlplots import calls_file
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -165,6 +167,29 @@ PLOT_CAPTIONS = {
 }
 
 
+WORKLOAD_CAPTIONS = {
+    "makespan.png": "Makespan (the workload's whole virtual time) against threads, a line per workload, "
+                    "implementation and scheduling policy (log y); the shaded region is oversubscribed.",
+    "calls": "Mean time per call of each primitive (log y), a group per implementation, threads and "
+             "scheduling policy; a primitive never called has no bar.",
+}
+
+
+def _figure(name, caption):
+    return (f'<figure><img src="{e(name)}" alt="{e(name)}"><figcaption class="note">'
+            f"{e(caption)}</figcaption></figure>")
+
+
+def _workload_figures(plots):
+    """figures_html for workload.html_section: a workload's calls plot, or (None) the makespan plot."""
+    def figures(name):
+        if name is None:
+            return _figure("makespan.png", WORKLOAD_CAPTIONS["makespan.png"]) if "makespan.png" in plots else ""
+        f = calls_file(name)
+        return _figure(f, WORKLOAD_CAPTIONS["calls"]) if f in plots else ""
+    return figures
+
+
 def render(doc, plots, cdf_threads=None):
     """The page as a string; plots: the PNG file names that were written (relative to index.html)."""
     title = f"andgate {doc.get('mode', '')} report — {doc['host'].get('model', '')}"
@@ -178,23 +203,24 @@ def render(doc, plots, cdf_threads=None):
                           ("", ["tool version", e(f"{doc.get('tool')} {doc.get('version')}")])],
                left=(0, 1)),
         "</div>",
-        '<p class="note">Rows are sorted by median; the best andgate row is green, the best baseline '
-        'row orange, the best hardware barrier blue. "÷ best baseline" is median / the best '
-        'baseline median at that thread count (below 1: faster than every baseline); "÷ c2c one-way" '
-        "is median / the core-to-core one-way median.</p>",
     ]
+    if methods_present(doc):            # the legend of the barrier rankings (a workload run has none)
+        head.append('<p class="note">Rows are sorted by median; the best andgate row is green, the best '
+                    'baseline row orange, the best hardware barrier blue. "÷ best baseline" is median / the '
+                    'best baseline median at that thread count (below 1: faster than every baseline); '
+                    '"÷ c2c one-way" is median / the core-to-core one-way median.</p>')
     body = [_host_section(doc)]
-    if plots:
+    barrier_plots = [name for name in plots if name in PLOT_CAPTIONS]   # the workload section has its own
+    if barrier_plots:
         body.append("<h2>Plots</h2>")
-        for name in plots:
-            cap = PLOT_CAPTIONS.get(name, "").format(cdf=cdf_threads)
-            body.append(f'<figure><img src="{e(name)}" alt="{e(name)}"><figcaption class="note">'
-                        f"{e(cap)}</figcaption></figure>")
+        for name in barrier_plots:
+            body.append(_figure(name, PLOT_CAPTIONS[name].format(cdf=cdf_threads)))
     for method in methods_present(doc):
         body.append(_ranking_section(doc, method))
     extra = sorted({method_of(r) for r in doc.get("results", [])} - set(METHODS))
     if extra:
         body.append(f'<p class="note">Results of unknown methods not shown: {e(", ".join(extra))}</p>')
+    body.append(workload_section(doc, _table, _workload_figures(plots)))
     body.append(_regret_section(doc))
     body.append(_failed_section(doc))
     body.append(_settings_section(doc))

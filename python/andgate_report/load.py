@@ -69,10 +69,23 @@ def status_of(r):
     return r.get("status", "ok")
 
 
+def is_workload(r):
+    """Whether r is a record of `andgate sim --workload`: its latency fields time the workload's
+    iterations (rounds, phases), not barrier episodes, so it is kept out of every barrier ranking and
+    plot; its figures are r["workload"] and r["os"] (workload.py)."""
+    return "workload" in r
+
+
 def ok_results(doc, method=None):
-    """Results with status ok (of one method when given)."""
+    """Barrier results with status ok (of one method when given); workload records are not among them
+    (workload_results)."""
     return [r for r in doc.get("results", [])
-            if status_of(r) == "ok" and (method is None or method_of(r) == method)]
+            if status_of(r) == "ok" and not is_workload(r) and (method is None or method_of(r) == method)]
+
+
+def workload_results(doc):
+    """The workload records (andgate sim --workload) with status ok, in the document's order."""
+    return [r for r in doc.get("results", []) if status_of(r) == "ok" and is_workload(r)]
 
 
 def failed_results(doc):

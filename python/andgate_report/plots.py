@@ -83,6 +83,21 @@ def _oversub_marker(ax, doc, counts):
                 transform=ax.get_xaxis_transform(), va="top", ha="left", fontsize=8, color="0.3")
 
 
+def plain_log_ticks(ax):
+    """Log y ticks at 1, 2, 5 x 10^k, labelled plainly (data within a decade or two still gets numbers)."""
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def save(fig, ax, path):
+    """The legend right of the axes; then the figure written to path and closed."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+
+
 def _line_plot(doc, results, value, path, title, ylabel, c2c_line=False, ref=None):
     """ref: (y, label) of a horizontal reference line (y ticks then at 1, 2, 5 x 10^k, plainly labelled), or
     None."""
@@ -106,19 +121,14 @@ def _line_plot(doc, results, value, path, title, ylabel, c2c_line=False, ref=Non
         ax.axhline(ref[0], color="black", linewidth=1.0, linestyle=(0, (6, 2, 1, 2)), label=ref[1])
     ax.set_yscale("log")
     if ref:
-        ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        plain_log_ticks(ax)
     _thread_axis(ax, counts)
     _oversub_marker(ax, doc, counts)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", axis="y", alpha=0.1)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    save(fig, ax, path)
     return True
 
 
@@ -189,10 +199,7 @@ def plot_cdf(doc, path, threads):
     over = " (oversubscribed)" if threads > cpus_usable(doc) else ""
     ax.set_title(f"Latency CDF at {threads} threads{over}\n{_host_tag(doc)}")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    save(fig, ax, path)
     return True
 
 

@@ -4,13 +4,14 @@
 
 Files: index.html, latency.png, cdf.png, jitter.png, epcc.png, hw.png (a plot is left out when the
 document has nothing for it: no jitter results, no epcc results, no samples_ns, no hardware barrier beside
-an andgate algorithm); for a preload document
+an andgate algorithm); for workload records (andgate sim --workload) calls-NAME.png per workload and
+makespan.png (wlplots.py); for a preload document
 (andgate bench --preload) index.html, speedup.png, constructs.png (preload.py).
 """
 import sys
 from pathlib import Path
 
-from . import htmlpage, plots, preload
+from . import htmlpage, plots, preload, wlplots
 from .load import ok_results
 
 
@@ -40,14 +41,16 @@ def generate(doc, out_dir, cdf_threads=None):
                    ("cdf.png", lambda p: cdf is not None and plots.plot_cdf(doc, p, cdf)),
                    ("jitter.png", lambda p: plots.plot_jitter(doc, p)),
                    ("epcc.png", lambda p: plots.plot_epcc(doc, p)),
-                   ("hw.png", lambda p: plots.plot_hw(doc, p))]
+                   ("hw.png", lambda p: plots.plot_hw(doc, p))] + wlplots.drawers(doc)
     written = []
     for name, draw in drawers:
         if draw(out / name):
             written.append(name)
     # a stale plot from an earlier run (of either kind) would contradict this report
-    for name in ("latency.png", "cdf.png", "jitter.png", "epcc.png", "hw.png") + preload.PLOTS:
-        if name not in written and (out / name).exists():
+    ours = {"latency.png", "cdf.png", "jitter.png", "epcc.png", "hw.png", "makespan.png", *preload.PLOTS}
+    ours |= {p.name for p in out.glob("calls-*.png")}
+    for name in ours - set(written):
+        if (out / name).exists():
             (out / name).unlink()
     page = preload.render(doc, written) if preload.is_preload(doc) else htmlpage.render(doc, written, cdf)
     (out / "index.html").write_text(page, encoding="utf-8")

@@ -1,7 +1,8 @@
 """The text summary (--summary): per thread count of method latency, the best andgate impl against the
 best baseline (and the best hardware barrier in sim results) and the core-to-core limit; per thread
 count of method jitter, the CPU time per episode of the best andgate impl against gomp; where the run
-has auto beside fixed specs, auto's worst regret (rank.auto_regret).
+has auto beside fixed specs, auto's worst regret (rank.auto_regret); then a line per workload record
+(andgate sim --workload), labelled "workload NAME" (workload.summary_lines).
 
 The rows come from rank.latency_summary / rank.jitter_summary; this module only words them. A preload
 document (andgate bench --preload) gets preload.summary_lines: its apps and constructs tables.
@@ -9,6 +10,7 @@ document (andgate bench --preload) gets preload.summary_lines: its apps and cons
 from . import preload
 from .fmt import fmt_ns
 from .rank import auto_regret, jitter_summary, latency_summary
+from .workload import summary_lines as workload_lines
 
 
 def _faster(ratio, who, than=""):
@@ -57,4 +59,4 @@ def summary_lines(doc):
         worst = max(regret, key=lambda r: r["regret"])
         lines.append(f"auto: worst regret {worst['regret']:.2f} at {worst['threads']} threads "
                      f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts")
-    return lines
+    return lines + workload_lines(doc)

@@ -39,15 +39,24 @@ assert "workload=phases" in ph["settings"] and "timeslice_ns=10000" in ph["setti
 assert ov["status"] == "ok" and ov["oversubscribed"] and ov["os"]["switches"] > 0, ov
 print("1 passed, 0 failed")
 PY
-# the 004 named runs, with the test OS costs instead of this host's
-ANDGATE="$ag" ANDGATE_OS_FROM="$out/noc64os.json" "$src/scripts/sim_experiment.sh" 004-prodcons "$out/exp" > "$out/xi.md"
+# the 004 named runs all at once (scripts/sim_experiment.sh 004), with the test OS costs instead of this host's
+ANDGATE="$ag" ANDGATE_OS_FROM="$out/noc64os.json" "$src/scripts/sim_experiment.sh" 004 "$out/exp" > "$out/all.md"
+sed -n '/^### 004-prodcons$/,/^### 004-csa$/p' "$out/all.md" > "$out/xi.md"
+sed -n '/^### 004-csa$/,/^### Reports/p' "$out/all.md" > "$out/csa.md"
+grep -q "^| Allocation | best |" "$out/all.md" || { echo "FAIL: 004's Table III missing"; exit 1; }
 for row in "Mutex lock empty" "Mutex lock queued" "Mutex unlock" "Barrier wait (released)" "Condition broadcast" \
            "Condition queued"; do
   grep -q "^| $row | [0-9,]* | [0-9,]* ([0-9]* calls) | [0-9.]* | [0-9,]* | [0-9,]* ([0-9]* calls) | [0-9.]* |$" "$out/xi.md" \
     || { echo "FAIL: Table XI row '$row' missing or incomplete"; cat "$out/xi.md"; exit 1; }
 done
-ANDGATE="$ag" ANDGATE_OS_FROM="$out/noc64os.json" "$src/scripts/sim_experiment.sh" 004-csa "$out/exp" > "$out/csa.md"
 [ "$(grep -cE '^\| (andgate:central:line=64|hw:hw-subutai) \| [0-9]+ \| (yes|no) \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|' "$out/csa.md")" -eq 5 ] || { cat "$out/csa.md"; exit 1; }
+# and their reports: the workloads' sections and plots, the CSA runs in one document
+for f in report-004-fsm/latency.png report-004-prodcons/calls-prodcons.png report-004-csa/calls-phases.png \
+         report-004-csa/makespan.png; do
+  [ -s "$out/exp/$f" ] || { echo "FAIL: $f not written"; exit 1; }
+done
+grep -q "<h3>phases</h3>" "$out/exp/report-004-csa/index.html" && grep -q "004 Table XI row" "$out/exp/report-004-prodcons/index.html" \
+  || { echo "FAIL: a workload section missing from the 004 reports"; exit 1; }
 bad() { # the arguments must be refused with exit 2 and a message containing $1
   local want=$1; shift
   set +e; msg=$("$ag" sim "$@" 2>&1); rc=$?; set -e
