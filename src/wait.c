@@ -11,7 +11,7 @@
  *                        a group leader (flag_wait_lead: hybrid's leaders) first spins L ns more
  *   auto                 hybrid: spin 20 us then block while participants fit the usable CPUs; no spin,
  *                        yield 5 us, then block, leaders spinning 20 us first, when they outnumber them
- *                        (wait.h has the reasons)
+ *                        (wait.h has the reasons; ag_resolve drops the leaders' spin without cfg.cpus)
  * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
  * This file is the policies' table, resolution and spelling; flag_wait.c carries them out.
  */

@@ -107,6 +107,7 @@ static int count_threads(struct ag_mpi_barrier *b)
  * node rank 0's choice is the one used. */
 static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *buf, size_t len)
 {
+    /* ncfg->cpus: set by node_cpus on node rank 0 when the placement is known */
     cpu_set_t mine, all;
     unsigned long usable = ag_usable_cpus(), node_usable = 0;
     CPU_ZERO(&mine);
@@ -126,6 +127,8 @@ static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *bu
     if (ag_spec_parse(&ag_wait_table, "auto", &sp, NULL, 0))
         return EINVAL; /* cannot happen: "auto" is a wait policy */
     ag_wait_resolve(&sp, b->node_threads, (unsigned)cpus, &wp);
+    if (!ncfg->cpus)
+        wp.lead_ns = 0; /* as libandgate's auto: a leader's mates share its CPU only where that is known */
     ag_wait_format(&wp, buf, len);
     ncfg->wait = buf;
     return 0;
@@ -171,12 +174,14 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
     char wait[64];
     int *cpus = NULL;
     ncfg.nthreads = b->node_threads;
-    int rc = node_wait(b, &ncfg, wait, sizeof wait);
-    if (!rc)
-        rc = node_cpus(b, &cpus);
-    if (rc)
-        return rc;
+    int rc = node_cpus(b, &cpus);
     ncfg.cpus = cpus;
+    if (!rc)
+        rc = node_wait(b, &ncfg, wait, sizeof wait);
+    if (rc) {
+        free(cpus);
+        return rc;
+    }
     size_t len = b->node_rank == 0 ? ag_barrier_shm_size(&ncfg) : 0;
     void *base = NULL;
     MPI_Aint size = 0;
