@@ -4,7 +4,7 @@
  * An ordinary OpenMP program that knows nothing of andgate, written from scratch from the description
  * of the NAS CG kernel and of the input class "Y" that ../shared/seeds/003_614c4f6f0a5e5869.txt §5.1
  * introduced to make its barriers frequent (Table 1: na=240, nonzer=2, niter=300, shift=5.0). The
- * outer iterations are scaled up (-i, default 7500) so that a default run takes about a second on
+ * outer iterations are scaled up (-i, default 15000) so that a default run takes about a second on
  * 2 CPUs; every NITER = 300 of them are one class-Y run ("trial") on its own matrix, from x = 1 (the
  * generator is seeded by the trial number), so the power iteration never sits converged for long.
  *
@@ -35,7 +35,7 @@
 #include <string.h>
 
 enum { NA = 240, NONZER = 2, CGIT = 25, BLK = 16, NBLK = (NA + BLK - 1) / BLK };
-enum { NITER = 300, MAXTRIP = NA * (NONZER + 1) * (NONZER + 1) + NA, DEFAULT_ITERS = 7500, MAX_ITERS = 100000000 };
+enum { NITER = 300, MAXTRIP = NA * (NONZER + 1) * (NONZER + 1) + NA, DEFAULT_ITERS = 15000, MAX_ITERS = 100000000 };
 static const double SHIFT = 5.0, RCOND = 0.1;
 
 /* ---- the matrix, in compressed sparse rows ------------------------------------------------- */

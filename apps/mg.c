@@ -4,7 +4,7 @@
  * An ordinary OpenMP program that knows nothing of andgate, written from scratch from the description
  * of the NAS MG kernel and of the input class "Y" that ../shared/seeds/003_614c4f6f0a5e5869.txt §5.1
  * introduced to make its barriers frequent (problem size 16, nit = 800, and `collapse(2)` on the grid
- * loops so that the small grids still give every thread work). -i sets the iterations (default 6400).
+ * loops so that the small grids still give every thread work). -i sets the iterations (default 16000).
  *
  * The grids: level k (1..LT) has m = 2^k points a side plus one ghost layer, refreshed from the
  * periodic interior by comm3 after every operator that writes a grid. The operators (27-point, the
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LT = 4, NX = 1 << LT, NCH = 10, DEFAULT_ITERS = 6400, MAX_ITERS = 100000000 };
+enum { LT = 4, NX = 1 << LT, NCH = 10, DEFAULT_ITERS = 16000, MAX_ITERS = 100000000 };
 static const double A[4] = { -8.0 / 3.0, 0.0, 1.0 / 6.0, 1.0 / 12.0 };
 static const double S[4] = { -3.0 / 8.0, 1.0 / 32.0, -1.0 / 64.0, 0.0 };
 static const double P[4] = { 1.0 / 2.0, 1.0 / 4.0, 1.0 / 8.0, 1.0 / 16.0 };

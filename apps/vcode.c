@@ -43,7 +43,7 @@
 #include <string.h>
 
 enum { NV = 8, NS = 12, L = 4096, B = 256, NB = L / B, N = 4096, KEYBITS = 12, NOPS = 512 };
-enum { DEFAULT_REPS = 1000, MAX_REPS = 10000000, MAXPROG = 128, NSLOT = 4, NONE = 255 };
+enum { DEFAULT_REPS = 1500, MAX_REPS = 10000000, MAXPROG = 128, NSLOT = 4, NONE = 255 };
 
 enum op {  /* vector instructions */
     NOP, IOTA, CONST, HASH, ADD_S, SHR_S, AND_I, XOR_I, LT, NE, SELECT, SHIFT, COPY, PERMUTE, SCAN, PACK,
