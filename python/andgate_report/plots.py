@@ -94,7 +94,7 @@ def save(fig, ax, path):
     """The legend right of the axes; then the figure written to path and closed."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")  # a long title or legend is not cut off
     plt.close(fig)
 
 
