@@ -187,11 +187,12 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
     MPI_Aint size = 0;
     int disp = 0;
     if (MPI_Win_allocate_shared(len ? (MPI_Aint)(len + AG_MPI_ALIGN) : 0, 1, MPI_INFO_NULL, b->node, &base,
-                                &b->win) != MPI_SUCCESS)
+                                &b->win) != MPI_SUCCESS ||
+        MPI_Win_shared_query(b->win, 0, &size, &disp, &base) != MPI_SUCCESS ||
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, b->win) != MPI_SUCCESS) {
+        free(cpus);
         return AG_MPI_ECALL;
-    if (MPI_Win_shared_query(b->win, 0, &size, &disp, &base) != MPI_SUCCESS ||
-        MPI_Win_lock_all(MPI_MODE_NOCHECK, b->win) != MPI_SUCCESS)
-        return AG_MPI_ECALL;
+    }
     /* hdr: offset of the first 64-byte boundary, segment length, rank 0's ag_barrier_init_shm code */
     unsigned long long hdr[3] = { 0, len, 0 };
     if (b->node_rank == 0) {
