@@ -11,6 +11,7 @@
 #include "andgate.h"
 #include "check.h"
 #include "internal.h"
+#include "topo.h"
 
 static int init_msg(const ag_config_t *cfg, char *msg, size_t len)
 {
@@ -156,33 +157,19 @@ static void test_environment(void)
     unsetenv("ANDGATE_WAIT");
 }
 
-/* Two CPUs of this process on different cores (sysfs package and core ids): 1, or 0 when there are none. */
+/* Two CPUs of this thread's affinity on different cores, as libandgate's topology sees them: 1, or 0
+ * when there are none. */
 static int two_cores(int out[2])
 {
-    cpu_set_t set;
-    int first = -1;
-    long key0 = -1;
-    if (sched_getaffinity(0, sizeof set, &set))
-        return 0;
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        char path[128];
-        long pkg = -1, core = -1;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
-        FILE *f = fopen(path, "r");
-        if (f) { if (fscanf(f, "%ld", &pkg) != 1) pkg = -1; fclose(f); }
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
-        if ((f = fopen(path, "r"))) { if (fscanf(f, "%ld", &core) != 1) core = -1; fclose(f); }
-        if (pkg < 0 || core < 0)
-            return 0;
-        long key = pkg * 65536 + core;
-        if (first < 0) {
-            first = c;
-            key0 = key;
-        } else if (key != key0) {
-            out[0] = first;
-            out[1] = c;
+    int cpus[1024];
+    unsigned n = ag_affinity_cpus(cpus, 1024);
+    const struct ag_topo *t = ag_topo_get();
+    const struct ag_cpuinfo *first = n ? ag_topo_cpu(t, cpus[0]) : NULL;
+    for (unsigned i = 1; first && first->core >= 0 && i < n; i++) {
+        const struct ag_cpuinfo *c = ag_topo_cpu(t, cpus[i]);
+        if (c && c->core >= 0 && (c->core != first->core || c->package != first->package)) {
+            out[0] = cpus[0];
+            out[1] = cpus[i];
             return 1;
         }
     }
