@@ -267,7 +267,10 @@ int bench_run(const struct bench_params *p, struct bench_result *res)
     ag_config_t scfg = { .nthreads = p->n, .algo = "central", .wait = "auto" };
     if (ag_barrier_init(&r.sync, &scfg))
         return fail(res, "%s", "cannot create the harness barrier");
-    int rc = p->impl->init(&r.ctx, p->n, p->spec, p->wait, res->desc, sizeof res->desc);
+    int pinned = 1; /* every participant pinned (bench_pin_map gives -1 for --pin none) */
+    for (unsigned t = 0; t < p->n; t++)
+        pinned &= cpu[t] >= 0;
+    int rc = p->impl->init(&r.ctx, p->n, p->spec, p->wait, pinned ? cpu : NULL, res->desc, sizeof res->desc);
     if (rc) {
         fail(res, "init failed: %s", strerror(rc));
         snprintf(res->error + strlen(res->error), sizeof res->error - strlen(res->error), " (%s)", res->desc);

@@ -24,9 +24,12 @@ struct bench_impl {
     /* The implementation's own default settings as a user gets them, stated in the report
      * (e.g. "GOMP_SPINCOUNT unset: libgomp's default spin then futex"). */
     const char *settings;
-    /* Create a barrier for n participants. spec/wait are andgate spec strings (NULL for baselines).
+    /* Create a barrier for n participants. spec/wait are andgate spec strings (NULL for baselines);
+     * cpus: the CPU the harness pins participant t to (cpus[t]), or NULL when it pins nobody (--pin
+     * none), for an implementation that can be told where its threads run (andgate's cfg.cpus).
      * Write a one-line description of what was created into desc. 0 or an errno code. */
-    int (*init)(void **ctx, unsigned n, const char *spec, const char *wait, char *desc, size_t desclen);
+    int (*init)(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
+                size_t desclen);
     /* One episode for participant tid (0..n-1), called from the thread running body(tid). */
     void (*wait)(void *ctx, unsigned tid);
     void (*destroy)(void *ctx);

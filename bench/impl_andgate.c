@@ -5,9 +5,12 @@
 #include "andgate.h"
 #include "impl.h"
 
-static int ag_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc, size_t desclen)
+/* The harness pins the participants where it says (cpus), so the library is told: as a user who pins
+ * threads passes cfg.cpus (docs/guide.md, "Topology and cpus"). */
+static int ag_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
+                   size_t desclen)
 {
-    ag_config_t cfg = { .nthreads = n, .algo = spec ? spec : "auto", .wait = wait ? wait : "auto" };
+    ag_config_t cfg = { .nthreads = n, .algo = spec ? spec : "auto", .wait = wait ? wait : "auto", .cpus = cpus };
     int rc = ag_barrier_init((ag_barrier_t **)ctx, &cfg);
     if (rc)
         ag_config_check(&cfg, desc, desclen); /* say why */

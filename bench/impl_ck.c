@@ -62,11 +62,12 @@ struct central {
     struct central_slot st[];
 };
 
-static int central_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int central_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                         size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (bad_n(n))
         return EINVAL;
@@ -121,11 +122,12 @@ static void comb_destroy(void *ctx)
     free(c);
 }
 
-static int comb_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int comb_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                      size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (bad_n(n))
         return EINVAL;
@@ -184,11 +186,12 @@ static void diss_destroy(void *ctx)
     free(d);
 }
 
-static int diss_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int diss_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                      size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (bad_n(n))
         return EINVAL;
@@ -248,11 +251,12 @@ static void mcs_destroy(void *ctx)
     free(m);
 }
 
-static int mcs_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int mcs_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                     size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (bad_n(n))
         return EINVAL;
@@ -310,11 +314,12 @@ static void tour_destroy(void *ctx)
     free(t);
 }
 
-static int tour_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int tour_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                      size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (bad_n(n))
         return EINVAL;

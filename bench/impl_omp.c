@@ -126,11 +126,12 @@ __attribute__((constructor)) static void omp_adapter_load(void)
     omp_load();
 }
 
-static int omp_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int omp_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                     size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (n == 0 || n > INT_MAX)
         return EINVAL;

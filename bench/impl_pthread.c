@@ -21,11 +21,12 @@
 
 #include "impl.h"
 
-static int pt_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+static int pt_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
                    size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = NULL;
     if (n == 0)
         return EINVAL;

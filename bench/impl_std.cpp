@@ -23,11 +23,12 @@ namespace {
 
 using barrier_t = std::barrier<>;
 
-int std_init(void **ctx, unsigned n, const char *spec, const char *wait, char *desc,
+int std_init(void **ctx, unsigned n, const char *spec, const char *wait, const int *cpus, char *desc,
              std::size_t desclen)
 {
     (void)spec;
     (void)wait;
+    (void)cpus;
     *ctx = nullptr;
     if (n == 0 || static_cast<std::ptrdiff_t>(n) > barrier_t::max())
         return EINVAL;
