@@ -4,8 +4,9 @@
  *     with participants that the caller placed several to a CPU, on more than one core: hybrid with
  *     group=core — the mates of a CPU meet at a counter and only their last arriver crosses to the
  *     other CPUs, so an episode costs each CPU one switch between its participants (a flat barrier's
- *     waiters yield to mates that are waiting too: two switches and more, docs/results.md "2 ranks x
- *     2 threads"), and its leader spins the policy's lead_ns instead of yielding to waiting mates;
+ *     waiters yield to mates that are waiting too: two switches and more; docs/results.md,
+ *     "libandgate-mpi" and "auto against the best fixed algorithm"), and its leader spins the policy's
+ *     lead_ns instead of yielding to waiting mates;
  *   any other policy that does not spin: central — one flag, so a single futex call wakes every
  *     sleeper;
  *   some core holds two or more participants (SMT siblings): hybrid with group=core — 003 §4's hybrid,
