@@ -38,17 +38,25 @@ static const char *pick(const char *given, const char *env)
     return e && *e ? e : "auto";
 }
 
-/* How many distinct CPUs cfg.cpus names (n without cpus: the default placement binds nobody). */
+/* How many distinct CPUs cfg.cpus names (n without cpus: the default placement binds nobody). One pass
+ * over a table of the CPU numbers (ag_shape_build has checked every entry is an online CPU); n when the
+ * table cannot be had. */
 static unsigned cpus_named(unsigned n, const int *cpus)
 {
+    if (!cpus)
+        return n;
+    int top = 0;
+    for (unsigned t = 0; t < n; t++)
+        top = cpus[t] > top ? cpus[t] : top;
+    unsigned char *seen = calloc((size_t)top + 1, 1);
+    if (!seen)
+        return n;
     unsigned k = 0;
-    for (unsigned t = 0; cpus && t < n; t++) {
-        unsigned u = 0;
-        while (u < t && cpus[u] != cpus[t])
-            u++;
-        k += u == t;
-    }
-    return cpus ? k : n;
+    for (unsigned t = 0; t < n; t++)
+        if (cpus[t] >= 0 && !seen[cpus[t]])
+            seen[cpus[t]] = 1, k++;
+    free(seen);
+    return k;
 }
 
 /* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
