@@ -141,6 +141,20 @@ void ag_flags_break(const ag_flags_t *f)
 
 #define DEADLINE_CHECK_EVERY 64u
 
+/* Paused spin until flag i is ready or the clock reaches `until` (read every DEADLINE_CHECK_EVERY
+ * polls): ready()'s result, 0 when the time ran out. */
+static int spin_to(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t until)
+{
+    unsigned it = 0;
+    int r;
+    while (!(r = ready(f, i, cond, v))) {
+        ag_cpu_relax();
+        if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= until)
+            break;
+    }
+    return r;
+}
+
 int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
     const struct ag_waitpol *wp = f->wp;
@@ -164,15 +178,8 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
             yield_until = deadline;
         if (spin_until > yield_until)
             spin_until = yield_until;
-        if (wp->ns) {
-            while (!(r = ready(f, i, cond, v))) {
-                ag_cpu_relax();
-                if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= spin_until)
-                    break;
-            }
-            if (r)
-                return outcome(r);
-        }
+        if (wp->ns && (r = spin_to(f, i, cond, v, spin_until)))
+            return outcome(r);
         while (!(r = ready(f, i, cond, v))) {
             if (ag_now_ns() >= yield_until)
                 return block(f, i, cond, v, deadline);
@@ -212,14 +219,6 @@ int ag_flag_wait_lead_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v
     if (!f->wp->lead_ns)
         return ag_flag_wait_slow(f, i, cond, v, deadline);
     uint64_t until = ag_now_ns() + f->wp->lead_ns;
-    if (until > deadline)
-        until = deadline;
-    unsigned it = 0;
-    int r;
-    while (!(r = ready(f, i, cond, v))) {
-        ag_cpu_relax();
-        if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= until)
-            return ag_flag_wait_slow(f, i, cond, v, deadline);
-    }
-    return outcome(r);
+    int r = spin_to(f, i, cond, v, until < deadline ? until : deadline);
+    return r ? outcome(r) : ag_flag_wait_slow(f, i, cond, v, deadline);
 }
