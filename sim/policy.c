@@ -24,7 +24,7 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
         return -1;
     }
     struct ag_waitpol wp;
-    ag_wait_resolve(&sp, n, m->threads, &wp);
+    ag_wait_resolve(&sp, n, m->threads, 1, &wp); /* placed: every participant on its hardware thread */
     so->sleeps = 0;
     so->spin_ns = so->yield_ns = 0;
     if (n > m->threads && (wp.kind == AG_W_SPIN || wp.kind == AG_W_PAUSE || (wp.kind == AG_W_HYBRID && wp.ns > 0))) {

@@ -95,9 +95,7 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
     struct ag_cpu_budget bud;
     cpu_set_t process;
     ag_cpu_budget(&bud, &process);
-    ag_wait_resolve(&ws, cfg->nthreads, bud.usable, wp);
-    if (ws.index == AG_W_AUTO && !cfg->cpus)
-        wp->lead_ns = 0; /* a leader's mates share its CPU only where the caller said where threads run */
+    ag_wait_resolve(&ws, cfg->nthreads, bud.usable, cfg->cpus != NULL, wp);
 
     if ((rc = ag_shape_build(sh, cfg->nthreads, cfg->cpus, &process, msg, msglen)))
         return rc;

@@ -11,7 +11,7 @@
  *                        a group leader (flag_wait_lead: hybrid's leaders) first spins L ns more
  *   auto                 hybrid: spin 20 us then block while participants fit the usable CPUs; no spin,
  *                        yield 5 us, then block, leaders spinning 20 us first, when they outnumber them
- *                        (wait.h has the reasons; ag_resolve drops the leaders' spin without cfg.cpus)
+ *                        (wait.h has the reasons; no leader spin without a known placement)
  * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
  * This file is the policies' table, resolution and spelling; flag_wait.c carries them out.
  */
@@ -44,7 +44,8 @@ static const struct ag_kind *wait_get(unsigned i) { return &wait_kinds[i]; }
 const struct ag_table ag_wait_table = { "wait policy", sizeof wait_kinds / sizeof wait_kinds[0], wait_get,
                                         NULL };
 
-void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, struct ag_waitpol *out)
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, int placed,
+                     struct ag_waitpol *out)
 {
     out->kind = (int)sp->index;
     out->ns = sp->nkeys ? (uint64_t)ag_int(sp->val[0]) : 0;
@@ -55,7 +56,7 @@ void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usabl
         out->kind = AG_W_HYBRID;
         out->ns = over ? 0 : AG_AUTO_SPIN_NS;
         out->yield_ns = over ? AG_AUTO_YIELD_NS : 0;
-        out->lead_ns = over ? AG_AUTO_LEAD_NS : 0;
+        out->lead_ns = over && placed ? AG_AUTO_LEAD_NS : 0;
     }
 }
 

@@ -34,8 +34,11 @@ struct ag_waitpol {
  * other CPUs. As long as the spin of the hybrid rule above, after which the policy goes on as before. */
 #define AG_AUTO_LEAD_NS AG_AUTO_SPIN_NS
 
-/* Resolve a parsed wait spec for nthreads participants on `usable` CPUs (ag_usable_cpus()). */
-void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, struct ag_waitpol *out);
+/* Resolve a parsed wait spec for nthreads participants on `usable` CPUs (ag_usable_cpus()); placed:
+ * the caller said where the participants run (cfg.cpus), without which auto gives no leader spin (a
+ * leader's mates share its CPU only where that is known). */
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, int placed,
+                     struct ag_waitpol *out);
 /* "hybrid:spin_ns=20000,yield_ns=0" (",lead_ns=N" when it is not 0) */
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
 /* Whether a policy may put a thread to sleep in the kernel (then flags keep sleeper counts). */

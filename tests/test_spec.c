@@ -207,20 +207,24 @@ static void test_wait_resolve(void)
     static const struct {
         const char *spec;
         unsigned n, usable;
+        int placed;
         const char *want;
     } cases[] = {
-        { "auto", 2, 2, "hybrid:spin_ns=20000,yield_ns=0" },
-        { "auto", 4, 2, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000" }, /* leaders spin when oversubscribed */
-        { "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7", 4, 2, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7" },
-        { "hybrid:yield_ns=10", 1, 2, "hybrid:spin_ns=20000,yield_ns=10" },
-        { "yield", 4, 2, "yield" },
+        { "auto", 2, 2, 1, "hybrid:spin_ns=20000,yield_ns=0" },
+        /* oversubscribed: leaders spin where the participants are placed, not where nobody knows */
+        { "auto", 4, 2, 1, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000" },
+        { "auto", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=5000" },
+        { "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7" },
+        { "hybrid:yield_ns=10", 1, 2, 0, "hybrid:spin_ns=20000,yield_ns=10" },
+        { "yield", 4, 2, 1, "yield" },
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ag_spec sp;
         struct ag_waitpol wp;
         char msg[200], got[100];
-        CHECK(ag_spec_parse(&ag_wait_table, cases[i].spec, &sp, msg, sizeof msg) == 0, "%s: %s", cases[i].spec, msg);
-        ag_wait_resolve(&sp, cases[i].n, cases[i].usable, &wp);
+        CHECK(ag_spec_parse(&ag_wait_table, cases[i].spec, &sp, msg, sizeof msg) == 0, "%s: %s", cases[i].spec,
+              msg);
+        ag_wait_resolve(&sp, cases[i].n, cases[i].usable, cases[i].placed, &wp);
         ag_wait_format(&wp, got, sizeof got);
         CHECK(!strcmp(got, cases[i].want), "%s at %u on %u CPUs: %s, want %s", cases[i].spec, cases[i].n,
               cases[i].usable, got, cases[i].want);

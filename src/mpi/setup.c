@@ -126,9 +126,7 @@ static int node_wait(const struct ag_mpi_barrier *b, ag_config_t *ncfg, char *bu
     struct ag_waitpol wp;
     if (ag_spec_parse(&ag_wait_table, "auto", &sp, NULL, 0))
         return EINVAL; /* cannot happen: "auto" is a wait policy */
-    ag_wait_resolve(&sp, b->node_threads, (unsigned)cpus, &wp);
-    if (!ncfg->cpus)
-        wp.lead_ns = 0; /* as libandgate's auto: a leader's mates share its CPU only where that is known */
+    ag_wait_resolve(&sp, b->node_threads, (unsigned)cpus, ncfg->cpus != NULL, &wp);
     ag_wait_format(&wp, buf, len);
     ncfg->wait = buf;
     return 0;
