@@ -63,12 +63,13 @@ void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usabl
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len)
 {
     const struct ag_kind *k = &wait_kinds[wp->kind];
-    if (wp->kind == AG_W_HYBRID && wp->lead_ns)
-        return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu,lead_ns=%llu", k->name, (unsigned long long)wp->ns,
-                        (unsigned long long)wp->yield_ns, (unsigned long long)wp->lead_ns);
-    if (wp->kind == AG_W_HYBRID)
-        return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu", k->name, (unsigned long long)wp->ns,
-                        (unsigned long long)wp->yield_ns);
+    if (wp->kind == AG_W_HYBRID) {
+        char lead[40] = ""; /* spelt only when set */
+        if (wp->lead_ns)
+            snprintf(lead, sizeof lead, ",lead_ns=%llu", (unsigned long long)wp->lead_ns);
+        return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu%s", k->name, (unsigned long long)wp->ns,
+                        (unsigned long long)wp->yield_ns, lead);
+    }
     if (k->keys)
         return snprintf(buf, len, "%s:%s=%llu", k->name, k->keys[0].name, (unsigned long long)wp->ns);
     return snprintf(buf, len, "%s", k->name);
