@@ -27,7 +27,8 @@
  * (below). Left to libomp: the fork and join of regions, __kmpc_copyprivate, __kmpc_cancel_barrier
  * (cancellation points libomp must release), teams deeper than 8 levels, and everything when another
  * OMPT tool is configured (OMP_TOOL_LIBRARIES: the shim steps aside) or OMP_TOOL=disabled.
- * The start of static loops is computed here too (kmp_loop.c). ANDGATE_OMP=0 turns this part off.
+ * Loop scheduling is served beside it: static loop starts (kmp_loop.c) and dynamic, guided and auto
+ * chunks (kmp_dispatch.c). ANDGATE_OMP=0 turns this part off.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -68,7 +69,7 @@ static inline struct ag_team_ctx *top(void)
     return d >= 1 && d <= MAX_DEPTH ? &stack[d - 1] : NULL;
 }
 
-const struct ag_team_ctx *ag_kmp_team(void)
+struct ag_team_ctx *ag_kmp_team(void)
 {
     return top();
 }

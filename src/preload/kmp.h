@@ -6,7 +6,7 @@
 
 /* The calling thread's innermost implicit task as the OMPT callbacks delivered it (team size, index,
  * and the team's andgate barrier if served), or NULL outside any region, deeper than kmp.c tracks, or
- * when the shim is not libomp's tool. */
-const struct ag_team_ctx *ag_kmp_team(void);
+ * when the shim is not libomp's tool. Its `loop` member belongs to kmp_dispatch.c. */
+struct ag_team_ctx *ag_kmp_team(void);
 
 #endif

@@ -17,6 +17,7 @@ struct entry {
     struct entry *next;
     unsigned n;
     ag_barrier_t *bar; /* NULL: andgate cannot serve this team size */
+    struct ag_team_loops *loops; /* NULL with bar, or out of memory */
 };
 
 struct ag_team_set {
@@ -53,6 +54,7 @@ static void sets_free(void *p)
             struct entry *next = e->next;
             if (e->bar)
                 ag_barrier_destroy(e->bar);
+            free(e->loops);
             free(e);
             e = next;
         }
@@ -174,12 +176,15 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
         ag_preload_warn_once("andgate-preload: %s; %s keeps its barrier for teams of %u\n", msg, runtime, n);
         e->bar = NULL;
     }
+    if (e->bar)
+        e->loops = ag_team_loops_new(n);
     e->next = atomic_load_explicit(&s->head, memory_order_relaxed);
     atomic_store_explicit(&s->head, e, memory_order_release);
     return e;
 }
 
-ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime)
+ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime,
+                              struct ag_team_loops **loops)
 {
     struct entry *e = find(s, n);
     if (!e) {
@@ -190,7 +195,20 @@ ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long t
             s->out_of_memory = 1;
         pthread_mutex_unlock(&s->lock);
     }
+    *loops = e ? e->loops : NULL;
     return e ? e->bar : NULL;
+}
+
+struct ag_team_loops *ag_team_loops_new(unsigned n)
+{
+    struct ag_team_loops *l = aligned_alloc(64, (sizeof *l + n * sizeof l->mine[0] + 63) / 64 * 64);
+    if (!l)
+        return NULL;
+    memset(l, 0, sizeof *l + n * sizeof l->mine[0]);
+    l->n = n;
+    for (unsigned i = 0; i < AG_LOOP_SLOTS; i++)
+        atomic_init(&l->slot[i].turn, i);
+    return l;
 }
 
 struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx, const struct ag_team_region *r)
@@ -229,5 +247,5 @@ void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, un
 {
     *ctx = (struct ag_team_ctx){ .set = s, .tid = tid, .n = n, .level = level, .threads = n * (s ? s->outer_threads : 1) };
     if (s && n >= 2 && tid < n)
-        ctx->bar = ag_team_barrier(s, n, ctx->threads, runtime);
+        ctx->bar = ag_team_barrier(s, n, ctx->threads, runtime, &ctx->loops);
 }

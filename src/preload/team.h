@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "andgate.h"
+#include "loops.h"
 
 struct ag_team_set;
 struct ag_team_ctx;
@@ -38,13 +39,15 @@ struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ct
 const struct ag_team_region *ag_team_region(const struct ag_team_set *s);
 
 /* The barrier of the team of n threads (n >= 2) of this set: made by the first thread that asks (the
- * others wait for the outcome, so the whole team takes the same road) and kept. NULL when andgate
- * cannot serve it (a bad ANDGATE_ALGO / ANDGATE_WAIT, reported once; out of memory): the runtime's
- * barrier, for this team and every later one of this size. `runtime` names it in messages. `threads`
+ * others wait for the outcome, so the whole team takes the same road) and kept, with the team's loop
+ * state (*loops; NULL when out of memory). NULL when andgate cannot serve it (a bad ANDGATE_ALGO /
+ * ANDGATE_WAIT, reported once; out of memory): the runtime's barrier and loops, for this team and every
+ * later one of this size. `runtime` names it in messages. `threads`
  * counts the threads of this team and of every team enclosing it (nested teams share the CPUs): when
  * they outnumber the usable CPUs and ANDGATE_WAIT is unset, the barrier gets wait=auto's
  * oversubscribed policy although the team alone would fit. */
-ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime);
+ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime,
+                              struct ag_team_loops **loops);
 
 /* Deferred tasks (kmp.c): the first barrier index, counted from 0 in the current region of this set,
  * before which some team thread created a deferred task; UINT64_MAX when none. Reset by the master
@@ -61,6 +64,8 @@ struct ag_team_ctx {
     unsigned long threads; /* threads of this team times those of the enclosing teams */
     uint64_t episodes; /* barriers this thread completed in the current region (kmp.c) */
     int tasking;       /* kmp.c: deferred tasks appeared; the runtime's barrier from now on */
+    struct ag_team_loops *loops; /* the team's dynamically scheduled loops (NULL: the runtime's) */
+    struct ag_loop_cur loop;     /* kmp_dispatch.c: this thread's loop in progress */
 };
 
 /* Fill ctx for thread tid of a team of n started from set s at level (s may be NULL: not served). */

@@ -1,0 +1,237 @@
+/* kmp_dispatch.c — libomp's dynamically scheduled worksharing loops (`schedule(dynamic)`, `guided`,
+ * `auto`, and `runtime` when the run-sched-var names one of them) handed out by the shim for the teams
+ * it knows from OMPT.
+ *
+ * Why: clang emits __kmpc_dispatch_init_* at the start of such a loop and __kmpc_dispatch_next_* for
+ * every chunk. libomp 14 as Debian builds it (KMP_DEBUG, see kmp_loop.c) formats trace strings in
+ * both, traced or not: several microseconds per loop and per chunk (the `for-dynamic` construct: 5 us
+ * under libomp against 1.1 us under libgomp, docs/results.md), more than the loop's barrier.
+ *
+ * What: OpenMP 5.0 §2.9.2 — dynamic: chunks of `chunk` iterations (default 1) to threads as they ask;
+ * guided: chunks proportional to the unassigned iterations over the threads, never smaller than
+ * `chunk` but for the last; auto: the implementation's choice (guided here); every iteration exactly
+ * once, in chunks of consecutive iterations. Which thread gets which chunk is unspecified, and depends on
+ * timing under libomp too. The last-iteration flag (lastprivate) is set for the chunk holding the last
+ * iteration. A team of n >= 2 shares one counter per loop instance in its ag_team_loops (loops.h: the
+ * ring of slots and why instance numbers agree); a team of one takes the whole range at once.
+ * Left to libomp: ordered loops (their kinds differ, and __kmpc_dispatch_fini_* goes with them),
+ * static kinds through the dispatcher, simd kinds, trip counts of 2^64, threads outside any region the
+ * OMPT callbacks delivered, and everything with KMP_CONSISTENCY_CHECK, OMP_CANCELLATION=true (a
+ * cancelled loop is left before its counter is exhausted) or ANDGATE_OMP_LOOPS=0.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "kmp.h"
+#include "preload.h"
+#include "team.h"
+#include "wait.h"
+
+/* libomp's enum sched_type (kmp.h of the LLVM sources) and omp_sched_t (omp.h) */
+enum { SCHED_DYNAMIC = 35, SCHED_GUIDED = 36, SCHED_RUNTIME = 37, SCHED_AUTO = 38, SCHED_GUIDED_ITER = 42,
+       SCHED_GUIDED_ANALYTICAL = 43 };
+#define SCHED_MODIFIERS ((1 << 29) | (1 << 30)) /* monotonic, nonmonotonic: both allow any hand-out order */
+enum { OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 };
+#define OMP_SCHED_MONOTONIC 0x80000000u
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int serving;
+static void (*get_schedule)(int *, int *);
+static _Atomic int told;
+
+static void decide(void)
+{
+    const struct ag_preload_env *env = ag_preload_env();
+    const char *check = getenv("KMP_CONSISTENCY_CHECK");
+    int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
+    *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
+    serving = env->enabled && env->omp && env->omp_loops && !(check && *check) && cancellation && !cancellation() &&
+              get_schedule;
+}
+
+/* How the shim hands out this loop's chunks: SCHED_DYNAMIC or SCHED_GUIDED (*chunk: the chunk, or the
+ * smallest one), or 0: libomp does. */
+static int served_kind(int32_t sched, int64_t *chunk)
+{
+    switch (sched & ~SCHED_MODIFIERS) {
+    case SCHED_DYNAMIC:
+        return SCHED_DYNAMIC;
+    case SCHED_GUIDED:
+    case SCHED_GUIDED_ITER:
+    case SCHED_GUIDED_ANALYTICAL:
+    case SCHED_AUTO:
+        return SCHED_GUIDED;
+    case SCHED_RUNTIME: { /* clang's chunk argument means nothing here: the ICV carries the chunk */
+        int kind = 0, c = 0;
+        get_schedule(&kind, &c);
+        *chunk = c;
+        kind = (int)((unsigned)kind & ~OMP_SCHED_MONOTONIC);
+        return kind == OMP_SCHED_DYNAMIC ? SCHED_DYNAMIC
+               : kind == OMP_SCHED_GUIDED || kind == OMP_SCHED_AUTO ? SCHED_GUIDED : 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Instance g of this team may use its slot once every thread is done with instance g - AG_LOOP_SLOTS.
+ * The acquire pairs with that instance's last finisher's release in finish(): its reset of `next` and
+ * `done` is visible here. Waiting happens only to a thread AG_LOOP_SLOTS - 1 `nowait` loops ahead. */
+static void wait_turn(struct ag_loop_slot *s, uint64_t g)
+{
+    for (unsigned spins = 0; atomic_load_explicit(&s->turn, memory_order_acquire) != g; spins++) {
+        if (spins < 1000)
+            ag_cpu_relax();
+        else
+            sched_yield(); /* the slowest thread may be waiting for this CPU */
+    }
+}
+
+/* Begin a loop of `trip` iterations in the calling thread's team: 1 when the shim serves it. */
+static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
+{
+    if (c->n >= 2 && !c->loops)
+        return 0; /* the whole team lacks the state (same entry): libomp for all of them */
+    uint64_t ch = chunk < 1 ? 1 : (uint64_t)chunk;
+    c->loop = (struct ag_loop_cur){ .active = 1, .trip = trip, .chunk = ch, .lb = lb, .st = st, .n = c->n,
+                                    .guided = kind == SCHED_GUIDED };
+    /* fetch-and-add may carry `next` past the trip count by a chunk per thread: only where that
+     * cannot wrap; else the compare-and-swap path, which never passes it */
+    c->loop.cas = c->loop.guided || ch > (UINT64_MAX - trip) / (c->n + 1u);
+    if (c->n >= 2) {
+        uint64_t g = c->loops->mine[c->tid].begun++;
+        c->loop.slot = &c->loops->slot[g % AG_LOOP_SLOTS];
+        c->loop.instance = g;
+        wait_turn(c->loop.slot, g);
+    }
+    if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
+        ag_preload_verbose("andgate-preload: libomp's dynamic, guided and auto loops handed out by the shim\n");
+    return 1;
+}
+
+/* The next chunk [*first, *end) of iteration indices, or 0: the loop is exhausted for this thread.
+ * Relaxed: the counter orders nothing but itself; the loop's barrier orders the iterations' data. */
+static int take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
+{
+    if (!l->slot) { /* a team of one */
+        if (l->own >= l->trip)
+            return 0;
+        *first = l->own, *end = l->own = l->trip;
+        return 1;
+    }
+    _Atomic uint64_t *next = &l->slot->next;
+    if (!l->cas) {
+        uint64_t i = atomic_fetch_add_explicit(next, l->chunk, memory_order_relaxed);
+        if (i >= l->trip)
+            return 0;
+        *first = i, *end = l->trip - i > l->chunk ? i + l->chunk : l->trip;
+        return 1;
+    }
+    uint64_t i = atomic_load_explicit(next, memory_order_relaxed), c;
+    do {
+        if (i >= l->trip)
+            return 0;
+        uint64_t rest = l->trip - i;
+        c = l->guided ? rest / (2u * l->n) : 0; /* guided: half the even share of what is left */
+        if (c < l->chunk)
+            c = l->chunk;
+        if (c > rest)
+            c = rest;
+    } while (!atomic_compare_exchange_weak_explicit(next, &i, i + c, memory_order_relaxed, memory_order_relaxed));
+    *first = i, *end = i + c;
+    return 1;
+}
+
+/* This thread found the loop exhausted: it never touches the instance's counters again. The last of
+ * the n threads resets them and hands the slot to instance g + AG_LOOP_SLOTS. acq_rel: every thread's
+ * last access to `next` precedes its increment of `done` (release), and the last finisher's increment
+ * reads them all (acquire), so its reset comes after every access; its release store of `turn` pairs
+ * with wait_turn's acquire. */
+static void finish(struct ag_loop_cur *l)
+{
+    l->active = 0;
+    struct ag_loop_slot *s = l->slot;
+    if (!s || atomic_fetch_add_explicit(&s->done, 1, memory_order_acq_rel) + 1 < l->n)
+        return;
+    atomic_store_explicit(&s->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->turn, l->instance + AG_LOOP_SLOTS, memory_order_release);
+}
+
+/* The calling thread's team context when the shim may serve its loops. */
+static struct ag_team_ctx *loop_ctx(void)
+{
+    pthread_once(&once, decide);
+    if (!serving)
+        return NULL;
+    struct ag_team_ctx *c = ag_kmp_team();
+    if (c)
+        c->loop.active = 0; /* a loop libomp serves unless begin() says otherwise */
+    return c && c->n >= 1 && c->tid < c->n ? c : NULL;
+}
+
+#define REAL(sfx, T, S)                                                                                    \
+    static void (*real_init_##sfx)(void *, int32_t, int32_t, T, T, S, S);                                  \
+    static int32_t (*real_next_##sfx)(void *, int32_t, int32_t *, T *, T *, S *);
+REAL(4, int32_t, int32_t)
+REAL(4u, uint32_t, int32_t)
+REAL(8, int64_t, int64_t)
+REAL(8u, uint64_t, int64_t)
+static pthread_once_t resolved = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+#define RESOLVE(sfx)                                                                                       \
+    *(void **)&real_init_##sfx = dlsym(RTLD_NEXT, "__kmpc_dispatch_init_" #sfx);                           \
+    *(void **)&real_next_##sfx = dlsym(RTLD_NEXT, "__kmpc_dispatch_next_" #sfx);
+    RESOLVE(4) RESOLVE(4u) RESOLVE(8) RESOLVE(8u)
+#undef RESOLVE
+}
+
+#define DISPATCH(sfx, T, U, S)                                                                             \
+    void __kmpc_dispatch_init_##sfx(void *loc, int32_t gtid, int32_t sched, T lb, T ub, S st, S chunk)     \
+    {                                                                                                      \
+        struct ag_team_ctx *c = loop_ctx();                                                                \
+        int64_t ch = chunk;                                                                                \
+        int kind = c && st != 0 ? served_kind(sched, &ch) : 0;                                             \
+        if (kind) {                                                                                        \
+            const int up = st > 0;                                                                         \
+            const U range = up ? (U)ub - (U)lb : (U)lb - (U)ub, step = up ? (U)st : (U)0 - (U)st;          \
+            const int none = up ? ub < lb : lb < ub;                                                       \
+            /* 2^64 iterations do not fit the counter: libomp's (only a full 64-bit range by 1) */         \
+            if ((none || sizeof(U) < 8 || range / step != (U)-1) &&                                         \
+                begin(c, kind, none ? 0 : (uint64_t)(range / step) + 1, ch, (uint64_t)(U)lb, (int64_t)st))  \
+                return;                                                                                    \
+        }                                                                                                  \
+        pthread_once(&resolved, resolve);                                                                  \
+        real_init_##sfx(loc, gtid, sched, lb, ub, st, chunk);                                              \
+    }                                                                                                      \
+    int32_t __kmpc_dispatch_next_##sfx(void *loc, int32_t gtid, int32_t *last, T *lo, T *up, S *stride)     \
+    {                                                                                                      \
+        struct ag_team_ctx *c = ag_kmp_team();                                                             \
+        if (c && c->loop.active) {                                                                         \
+            struct ag_loop_cur *l = &c->loop;                                                              \
+            uint64_t first, end;                                                                           \
+            if (!take(l, &first, &end)) {                                                                  \
+                finish(l);                                                                                 \
+                return 0;                                                                                  \
+            }                                                                                              \
+            *lo = (T)((U)l->lb + (U)first * (U)l->st);                                                     \
+            *up = (T)((U)l->lb + (U)(end - 1) * (U)l->st);                                                 \
+            if (stride)                                                                                    \
+                *stride = (S)l->st;                                                                        \
+            if (last)                                                                                      \
+                *last = end == l->trip;                                                                    \
+            return 1;                                                                                      \
+        }                                                                                                  \
+        pthread_once(&resolved, resolve);                                                                  \
+        return real_next_##sfx(loc, gtid, last, lo, up, stride);                                           \
+    }
+DISPATCH(4, int32_t, uint32_t, int32_t)
+DISPATCH(4u, uint32_t, uint32_t, int32_t)
+DISPATCH(8, int64_t, uint64_t, int64_t)
+DISPATCH(8u, uint64_t, uint64_t, int64_t)
