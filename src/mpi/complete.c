@@ -48,9 +48,11 @@ int ag_mpi_gate_make(struct ag_mpi_barrier *b)
     memset(g, 0, size);
     g->wp = b->nb->wp; /* the node barrier's policy, as configured and resolved (auto against the node) */
     g->n = b->tpr;
+    /* sleepers and asym as libandgate sets them for a private barrier (flags.h: where sleeping is rare
+     * the sleeper pays the fence with membarrier(), and the release stays a plain store) */
     g->fl = (ag_flags_t){ .slots = g->slots, .sleepers = ag_wait_may_block(&g->wp) ? g->sleepers : NULL,
-                          .wp = &g->wp, .pshared = 0, .asym = 0, .broken = G_BROKEN, .nslots = G_SLOTS };
-    /* asym = 0: releases are seq_cst stores (flags.h), so no membarrier() registration is needed here */
+                          .wp = &g->wp, .pshared = 0, .broken = G_BROKEN, .nslots = G_SLOTS,
+                          .asym = ag_wait_sleeps_rarely(&g->wp) && ag_membarrier_ready() };
     b->gate = g;
     return 0;
 }
@@ -103,16 +105,17 @@ static void spread(struct ag_mpi_barrier *b)
 int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, unsigned tid, ag_token_t *tok)
 {
     struct ag_mpi_gate *g = b->gate;
-    if (atomic_exchange_explicit(&g->pending[tid], 1, memory_order_relaxed))
+    /* pending[tid] is tid's own (tids are distinct within an episode; the gate orders the episodes) */
+    if (atomic_load_explicit(&g->pending[tid], memory_order_relaxed))
         return EINVAL; /* arrive twice, or a plain wait between arrive and depart */
-    if (flag_broken(&g->fl)) {
-        atomic_store_explicit(&g->pending[tid], 0, memory_order_relaxed);
+    if (flag_broken(&g->fl))
         return AG_EBROKEN;
-    }
+    atomic_store_explicit(&g->pending[tid], 1, memory_order_relaxed);
     uint64_t e = flag_load(&g->fl, G_OPEN);
     /* acq_rel: this thread's writes before arriving are released to the completer, whose own fetch_add
-     * reads the end of the release sequence every arrival of the episode is part of */
-    uint64_t before = flag_fetch_add(&g->fl, G_COUNT, 1);
+     * reads the end of the release sequence every arrival of the episode is part of. A rank of one
+     * thread needs no count: its thread is always the last. */
+    uint64_t before = g->n == 1 ? 0 : flag_fetch_add(&g->fl, G_COUNT, 1);
     *tok = e << 1 | (before + 1 == g->n);
     return 0;
 }
@@ -124,7 +127,8 @@ static int complete(struct ag_mpi_barrier *b, uint64_t e, const struct timespec 
     struct ag_mpi_gate *g = b->gate;
     /* Reset before the release below: nobody arrives at episode e + 1 before OPEN moves past e (the
      * arrivals load OPEN with acquire after waiting on it), so every next arrival sees the 0. */
-    flag_put(&g->fl, G_COUNT, 0);
+    if (g->n > 1)
+        flag_put(&g->fl, G_COUNT, 0);
     /* MPI_THREAD_SERIALIZED with a dynamic leader. The leader's MPI state (b->episode and its parity,
      * the pre-posted break receive b->brk, b->sent_break, an abandoned Ibarrier in b->stale) and Open
      * MPI's own per-process state pass from thread to thread between episodes; every access to them is
