@@ -27,8 +27,10 @@
  *   - between the barriers only tid 0 of each rank runs (the others wait in the second barrier), so it
  *     may read what its rank's threads wrote (the barrier's release/acquire) and overwrite the other
  *     ranks' rows and blocks, which nobody reads until the second barrier;
- *   - all MPI calls of the program are made by tid 0, the main thread (the library's leader, when it
- *     is on its node's first rank, is the same thread), so MPI_THREAD_SERIALIZED is enough.
+ *   - all MPI calls of the program are made by tid 0, the main thread, between barriers; the library
+ *     calls MPI only while every thread of the rank is inside a barrier (from its fixed leader, or with
+ *     a node per rank from the rank's last arriver: docs/mpi.md, "MPI thread level"), so the two never
+ *     overlap and MPI_THREAD_SERIALIZED is enough.
  * (The first barrier only has to close the rank — MPI_Allgatherv itself waits for the other ranks — and
  * the second one too; both are job-wide here, as cg.c's OpenMP barriers are team-wide, and so that the
  * program is a barrier-bound user of libandgate-mpi.)

@@ -13,7 +13,8 @@
  * Conventions are libandgate's (andgate.h): 0 or a positive errno value, AG_SERIAL, AG_EBROKEN,
  * CLOCK_MONOTONIC absolute deadlines; the library never aborts and never prints. MPI must be
  * initialized with MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE (the MPI calls of an episode are made
- * by whichever thread uses tid 0 on the node's first rank, never by two threads at once).
+ * by whichever thread uses tid 0 on the node's first rank, or, on a node of one rank, by the thread
+ * that arrived last; never by two threads at once).
  */
 #ifndef ANDGATE_MPI_H
 #define ANDGATE_MPI_H
@@ -64,8 +65,9 @@ AG_API int ag_mpi_barrier_wait(ag_mpi_barrier_t *b, unsigned tid);
  * spreads). A broken barrier stays broken: destroy it and create another. */
 AG_API int ag_mpi_barrier_wait_until(ag_mpi_barrier_t *b, unsigned tid, const struct timespec *deadline);
 
-/* Split phase, as ag_barrier_arrive/depart: arrive announces tid's arrival on its node; depart
- * completes the episode (the inter-node phase runs in the leader's depart) and returns 0 or AG_SERIAL. */
+/* Split phase, as ag_barrier_arrive/depart: arrive announces tid's arrival on its node (it never waits
+ * for the inter-node phase); depart completes the episode (the inter-node phase runs in the depart of
+ * the node's leader, or of its last arriver on a node of one rank) and returns 0 or AG_SERIAL. */
 AG_API int ag_mpi_barrier_arrive(ag_mpi_barrier_t *b, unsigned tid, ag_token_t *tok);
 AG_API int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t tok,
                                  const struct timespec *deadline);
@@ -74,8 +76,9 @@ AG_API int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t t
  * nothing freed, no collective entered) while a thread of this rank is inside a wait. */
 AG_API int ag_mpi_barrier_destroy(ag_mpi_barrier_t *b);
 
-/* "mpi:inter=dissemination nodes=2 node_threads=5 job_threads=10 node=<the node barrier's describe>";
- * owned by the barrier. */
+/* "mpi:inter=dissemination nodes=2 node_threads=5 job_threads=10 step=leader node=<the node barrier's
+ * describe>"; step=none (one node), leader (a fixed leader per node) or completion (a node of one rank:
+ * its last arriver runs the inter-node phase; then "node=central wait=<policy>"). Owned by the barrier. */
 AG_API const char *ag_mpi_barrier_describe(const ag_mpi_barrier_t *b);
 
 /* Check an inter-node spec without MPI: 0 or EINVAL with a message saying what was expected. */

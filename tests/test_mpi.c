@@ -17,7 +17,17 @@
  *          --late R:K       rank R arrives at episode K 3 s late; only rank 0 waits with a deadline (1 s)
  *                           there, every other thread waits without one: the break must reach them all
  *                           (through the node barrier or the leaders' break notices), the late rank's
- *                           threads included, or the test hangs and ctest's timeout fails it. */
+ *                           threads included, or the test hangs and ctest's timeout fails it.
+ *          --lost R:K       rank R's last thread never arrives at episode K (it returns); only rank R's
+ *                           other threads wait with a deadline (1 s) there: with a node per rank the
+ *                           rank has no completer, so the waiter that times out must itself tell the
+ *                           other nodes, or their threads, waiting without one, hang.
+ *          --rotate         in episode k thread k mod T of every rank arrives 2 ms after its mates, so
+ *                           the last arriver rotates; with a node per rank (the completion step,
+ *                           src/mpi/complete.c) the barrier must say step=completion and every thread
+ *                           must have made MPI calls (the dynamic leader, tid != 0 included).
+ * Always: no two MPI calls of a rank overlap during the episodes (MPI_THREAD_SERIALIZED), watched by
+ * wrappers of the library's MPI calls (tests/mpi_watch.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -29,12 +39,13 @@
 
 #include "andgate_mpi.h"
 #include "check.h"
+#include "mpi_watch.h"
 
 #define MAXT 16
 
 static struct {
     ag_mpi_barrier_t *b;
-    int rank, delay, split, late, dead_rank, dead_at; /* dead_rank: the rank of --dead or --late */
+    int rank, delay, split, late, lost, rotate, dead_rank, dead_at; /* dead_rank: of --dead, --late, --lost */
     unsigned tpr, gbase, episodes;
     unsigned long J;
     _Atomic uint64_t *arrived; /* in the shared window */
@@ -53,8 +64,9 @@ static int one_wait(unsigned tid, unsigned k, unsigned *seed)
 {
     int dead_ep = R.dead_rank >= 0 && (int)k == R.dead_at;
     /* a bounded wait: generous normally, short where the dead rank is missing; no timing asserted */
-    struct timespec dl = in_ms(dead_ep ? (R.late ? 1000 : 1500) : 60000);
-    const struct timespec *dlp = dead_ep && R.late && R.rank != 0 ? NULL : &dl;
+    struct timespec dl = in_ms(dead_ep ? (R.late || R.lost ? 1000 : 1500) : 60000);
+    int unbounded = dead_ep && ((R.late && R.rank != 0) || (R.lost && R.rank != R.dead_rank));
+    const struct timespec *dlp = unbounded ? NULL : &dl;
     if (!R.split)
         return (k & 1) || dead_ep ? ag_mpi_barrier_wait_until(R.b, tid, dlp) : ag_mpi_barrier_wait(R.b, tid);
     ag_token_t tok;
@@ -70,13 +82,16 @@ static void *thread(void *arg)
 {
     unsigned tid = (unsigned)(size_t)arg, g = R.gbase + tid;
     unsigned seed = (unsigned)R.rank * 7919u + tid;
+    mpi_watch_thread(tid);
     for (unsigned k = 0; k < R.episodes; k++) {
-        if (R.rank == R.dead_rank && (int)k == R.dead_at && !R.late)
-            return NULL; /* "dies": never arrives again */
-        if (R.rank == R.dead_rank && (int)k == R.dead_at)
+        if (R.rank == R.dead_rank && (int)k == R.dead_at && !R.late && (!R.lost || tid == R.tpr - 1))
+            return NULL; /* "dies" (the rank, or with --lost one thread): never arrives again */
+        if (R.rank == R.dead_rank && (int)k == R.dead_at && R.late)
             sleep(3); /* late, past rank 0's deadline */
         if (R.delay && rand_r(&seed) % 4 == 0)
             usleep(rand_r(&seed) % 300);
+        if (R.rotate && k % R.tpr == tid && R.tpr > 1)
+            usleep(2000); /* this rank's last arriver, most likely */
         atomic_store_explicit(&R.data[g], k, memory_order_relaxed); /* published by the barrier */
         atomic_fetch_add(R.arrived, 1);
         int rc = one_wait(tid, k, &seed);
@@ -127,10 +142,14 @@ static void options(int argc, char **argv)
             R.delay = 1;
         else if (!strcmp(argv[i], "--split"))
             R.split = 1;
+        else if (!strcmp(argv[i], "--rotate"))
+            R.rotate = 1;
         else if (!strcmp(argv[i], "--dead") && i + 1 < argc)
             sscanf(argv[++i], "%d:%d", &R.dead_rank, &R.dead_at);
         else if (!strcmp(argv[i], "--late") && i + 1 < argc)
             R.late = sscanf(argv[++i], "%d:%d", &R.dead_rank, &R.dead_at) == 2;
+        else if (!strcmp(argv[i], "--lost") && i + 1 < argc)
+            R.lost = sscanf(argv[++i], "%d:%d", &R.dead_rank, &R.dead_at) == 2;
     }
     R.tpr = pick_threads(threads, R.rank);
     if (R.tpr < 1 || R.tpr > MAXT)
@@ -192,6 +211,19 @@ static void check_placement(int nranks)
           "ranks bound to a CPU each, %lu threads on %d CPUs: %s", R.J, nranks, ag_mpi_barrier_describe(R.b));
 }
 
+/* Who called MPI during the episodes (tests/mpi_watch.c). */
+static void check_mpi_calls(int nranks)
+{
+    const char *node = getenv("ANDGATE_MPI_NODE");
+    CHECK(mpi_watch_overlaps() == 0, "rank %d: %lu MPI calls overlapped another", R.rank, mpi_watch_overlaps());
+    if (!R.rotate || nranks < 2 || !node || strcmp(node, "rank"))
+        return;
+    CHECK(strstr(ag_mpi_barrier_describe(R.b), "step=completion") != NULL, "a node per rank: %s",
+          ag_mpi_barrier_describe(R.b));
+    for (unsigned t = 0; t < R.tpr; t++)
+        CHECK(mpi_watch_calls(t) > 0, "rank %d: thread %u never ran the inter-node phase", R.rank, t);
+}
+
 int main(int argc, char **argv)
 {
     int provided, nranks;
@@ -219,8 +251,9 @@ int main(int argc, char **argv)
         pthread_create(&th[t], NULL, thread, (void *)(size_t)t);
     for (unsigned t = 0; t < R.tpr; t++)
         pthread_join(th[t], NULL);
-    if (R.rank == R.dead_rank && !R.late)
+    if (R.rank == R.dead_rank && !R.late && !R.lost)
         sleep(3); /* stays away until the others have given up on it */
+    check_mpi_calls(nranks);
 
     /* exactly one AG_SERIAL per completed episode, job-wide */
     unsigned upto = R.dead_rank >= 0 ? (unsigned)R.dead_at : R.episodes;
@@ -231,9 +264,10 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < upto; k++)
         CHECK(sum[k] == 1, "episode %u: %d AG_SERIAL returns job-wide", k, sum[k]);
     CHECK(atomic_load(&R.errors) == 0, "rank %d: %u failed checks", R.rank, atomic_load(&R.errors));
-    if (R.dead_rank >= 0 && (R.rank != R.dead_rank || R.late))
-        CHECK(atomic_load(&R.broke_at_dead) == R.tpr, "rank %d: %u of %u threads saw the break", R.rank,
-              atomic_load(&R.broke_at_dead), R.tpr);
+    unsigned present = R.tpr - (R.lost && R.rank == R.dead_rank); /* threads that came to episode K */
+    if (R.dead_rank >= 0 && (R.rank != R.dead_rank || R.late || R.lost))
+        CHECK(atomic_load(&R.broke_at_dead) == present, "rank %d: %u of %u threads saw the break", R.rank,
+              atomic_load(&R.broke_at_dead), present);
 
     rc = ag_mpi_barrier_destroy(R.b);
     CHECK(rc == 0, "ag_mpi_barrier_destroy: %s", ag_mpi_strerror(rc));

@@ -2,7 +2,9 @@
  * with a clear code (and, for spec strings, a message saying what was expected), on every rank when
  * only one rank is wrong, and the refused calls leave nothing behind (a good barrier works afterwards).
  *   test_mpi_errors          arguments, spec strings, environment, tid, deadlines, split-phase misuse
- *   test_mpi_errors --single MPI initialized with MPI_THREAD_SINGLE: init says AG_MPI_ETHREADS */
+ *   test_mpi_errors --single MPI initialized with MPI_THREAD_SINGLE: init says AG_MPI_ETHREADS
+ *   test_mpi_errors --node-rank  the same, with the good barrier's ranks each a node of its own (the
+ *                            completion step of src/mpi/complete.c) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -73,11 +75,15 @@ static void bad_init(void)
 }
 
 /* A good barrier (one thread per rank): bad tids, NULL, malformed deadlines, split-phase misuse,
- * destroy while inside; none of them breaks it. */
-static void bad_calls(void)
+ * destroy while inside; none of them breaks it. node_rank: every rank its own node, so the episodes
+ * take the completion step (src/mpi/complete.c) instead of one node-barrier episode. */
+static void bad_calls(int node_rank)
 {
     ag_mpi_barrier_t *b = NULL;
+    if (node_rank)
+        setenv("ANDGATE_MPI_NODE", "rank", 1);
     int rc = ag_mpi_barrier_init(&b, MPI_COMM_WORLD, 1, NULL);
+    unsetenv("ANDGATE_MPI_NODE");
     CHECK(rc == 0, "init: %s", ag_mpi_strerror(rc));
     if (rc)
         return;
@@ -95,18 +101,26 @@ static void bad_calls(void)
     CHECK(a == 0 || a == AG_SERIAL, "a wait after the refused calls: %s", ag_mpi_strerror(a));
     CHECK(ag_mpi_barrier_arrive(b, 0, &tok) == 0, "arrive");
     CHECK(ag_mpi_barrier_destroy(b) == EBUSY, "destroy between arrive and depart");
+    ag_token_t again;
+    CHECK(ag_mpi_barrier_arrive(b, 0, &again) == EINVAL, "arrive twice");
+    CHECK(ag_mpi_barrier_wait(b, 0) == EINVAL, "a plain wait between arrive and depart");
+    CHECK(ag_mpi_barrier_depart(b, 0, tok, &bad_ts) == EINVAL, "depart with a malformed deadline");
     rc = ag_mpi_barrier_depart(b, 0, tok, NULL);
     CHECK(rc == 0 || rc == AG_SERIAL, "depart: %s", ag_mpi_strerror(rc));
     int serial = (a == AG_SERIAL) + (rc == AG_SERIAL), total = 0;
     MPI_Allreduce(&serial, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     CHECK(total == 2, "AG_SERIAL returns in two episodes: %d", total);
     CHECK(strstr(ag_mpi_barrier_describe(b), "mpi:inter=dissemination") != NULL, "%s", ag_mpi_barrier_describe(b));
+    /* 2 ranks: one node (no inter-node phase), or two nodes of one rank (the completion step) */
+    const char *step = node_rank ? "step=completion" : "step=none";
+    CHECK(strstr(ag_mpi_barrier_describe(b), step) != NULL, "want %s: %s", step, ag_mpi_barrier_describe(b));
     CHECK(ag_mpi_barrier_destroy(b) == 0, "destroy");
 }
 
 int main(int argc, char **argv)
 {
     int single = argc > 1 && !strcmp(argv[1], "--single"), provided;
+    int node_rank = argc > 1 && !strcmp(argv[1], "--node-rank");
     MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (single) {
@@ -115,7 +129,7 @@ int main(int argc, char **argv)
     } else {
         spec_strings();
         bad_init();
-        bad_calls();
+        bad_calls(node_rank);
         CHECK(strcmp(ag_mpi_strerror(AG_MPI_ECALL), ag_mpi_strerror(EINVAL)) != 0, "messages differ");
         CHECK(strlen(ag_mpi_strerror(ETIMEDOUT)) > 0, "libandgate codes too");
     }

@@ -1,5 +1,6 @@
 /* episode.c — one episode of the job-wide barrier: node phase 1, the leader's inter-node phase, node
- * phase 2.
+ * phase 2. A node of one rank in a job of several nodes takes the completion step instead (complete.c:
+ * the last arriver runs the inter-node phase, one node pass); everything below is the other paths.
  *
  * Every rank's threads are participants base + tid of their node's barrier NB (process-shared, in the
  * node's MPI shared window). The leader is the participant using tid 0 on node rank 0 (NB tid 0), a
@@ -67,6 +68,13 @@ int ag_mpi_barrier_wait_until(ag_mpi_barrier_t *b, unsigned tid, const struct ti
 {
     if (check(b, tid))
         return EINVAL;
+    if (b->gate) {
+        ag_token_t tok;
+        if (ag_mpi_gate_check_deadline(dl))
+            return EINVAL; /* before arriving: a refused wait leaves nothing behind */
+        int rc = ag_mpi_barrier_arrive(b, tid, &tok);
+        return rc ? rc : ag_mpi_barrier_depart(b, tid, tok, dl);
+    }
     atomic_fetch_add(&b->inside, 1);
     int rc = finish(b, tid, ag_barrier_wait_until(b->nb, b->base + tid, dl), dl);
     atomic_fetch_sub(&b->inside, 1);
@@ -85,10 +93,10 @@ int ag_mpi_barrier_arrive(ag_mpi_barrier_t *b, unsigned tid, ag_token_t *tok)
     if (check(b, tid) || !tok)
         return EINVAL;
     atomic_fetch_add(&b->inside, 1);
-    int rc = ag_barrier_arrive(b->nb, b->base + tid, tok);
+    int rc = b->gate ? ag_mpi_gate_arrive(b, tid, tok) : ag_barrier_arrive(b->nb, b->base + tid, tok);
     if (rc) {
         atomic_fetch_sub(&b->inside, 1);
-        return broken(b, tid, rc);
+        return b->gate ? rc : broken(b, tid, rc);
     }
     return 0;
 }
@@ -97,6 +105,12 @@ int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t tok, con
 {
     if (check(b, tid))
         return EINVAL;
+    if (b->gate) {
+        int rc = ag_mpi_gate_depart(b, tid, tok, dl);
+        if (rc != EINVAL) /* EINVAL: not departed (depart without arrive, malformed deadline) */
+            atomic_fetch_sub(&b->inside, 1);
+        return rc;
+    }
     int rc1 = ag_barrier_depart(b->nb, b->base + tid, tok, dl);
     if (rc1 == EINVAL) /* depart without arrive, malformed deadline: not inside because of this call */
         return EINVAL;

@@ -8,7 +8,8 @@
  *                  parity.
  *   ibarrier       MPI_Ibarrier on the leaders' communicator: the MPI library's own algorithm.
  * Either way the leader polls (MPI_Test) instead of blocking in MPI, so it can watch its deadline, the
- * node barrier's broken flag and the break notices of other leaders. Only the leader calls MPI here.
+ * node barrier's broken flag and the break notices of other leaders. Only the leader calls MPI here
+ * (the fixed one, or the completer holding the MPI lock: complete.c).
  * Sources: 000 §4.2 (a barrier across sockets is "dominated by the inter-socket latency": cross the
  * slow link once per node, with one participant), 003 §4 (dissemination among group leaders). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -66,7 +67,7 @@ static int poll(struct ag_mpi_barrier *b, MPI_Request *req, const int *is_recv, 
             rc = AG_MPI_ECALL;
         else if (!rc && done)
             return 0;
-        if (!rc && ag_barrier_is_broken(b->nb)) /* a thread of this node timed out or cancelled */
+        if (!rc && ag_mpi_node_broken(b)) /* a thread of this node timed out or cancelled */
             rc = AG_EBROKEN;
         if (!rc && dl && past(dl))
             rc = ETIMEDOUT;

@@ -3,6 +3,7 @@
  *   setup.c    init and destroy: the agreement between ranks, communicators, the shared window
  *   inter.c    the inter-node phase among node leaders (dissemination or MPI_Ibarrier), polled
  *   episode.c  wait, wait_until, arrive, depart: the node phases around the inter-node phase
+ *   complete.c the completion step of a node of one rank: its last arriver runs the inter-node phase
  * The design and its invariants: docs/mpi.md. */
 #ifndef AG_MPI_INTERNAL_H
 #define AG_MPI_INTERNAL_H
@@ -32,12 +33,16 @@ struct ag_mpi_barrier {
     unsigned node_threads;   /* participants of the node barrier */
     unsigned long job_threads;
     int node_rank;           /* rank in node */
+    int node_size;           /* ranks in node */
     int nodes;               /* number of nodes (size of leaders) */
     int node_index;          /* this node's rank in leaders; node 0 hands out AG_SERIAL */
     char desc[512];
 
-    /* the leader's MPI state: touched only by the thread using tid 0 on node rank 0; successive
-     * episodes' leaders are ordered by the node barrier */
+    struct ag_mpi_gate *gate; /* the completion step's node barrier (complete.c); NULL: NB episodes */
+
+    /* the leader's MPI state: on the fixed-leader path touched only by the thread using tid 0 on node
+     * rank 0, successive episodes ordered by the node barrier; with the completion step by whichever
+     * thread holds the gate's MPI lock (complete.c) */
     unsigned long episode;   /* inter-node phases begun: its parity picks the tags */
     MPI_Request brk;         /* the pre-posted receive of a break notice from another leader */
     int sent_break;          /* this leader has told the others */
@@ -45,6 +50,19 @@ struct ag_mpi_barrier {
 
     atomic_uint inside;      /* this rank's threads inside a wait or between arrive and depart */
 };
+
+/* complete.c: a node of one rank in a job of several nodes. make: after NB (its wait policy is the
+ * gate's); arrive counts tid in (never waits) and marks the token of the last arriver; depart runs the
+ * completion step in that one and waits for it in the others: 0, AG_SERIAL (node 0's completer),
+ * ETIMEDOUT, AG_EBROKEN, AG_MPI_ECALL, EINVAL (depart without arrive, malformed deadline). */
+int ag_mpi_gate_make(struct ag_mpi_barrier *b);
+void ag_mpi_gate_free(struct ag_mpi_barrier *b);
+int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, unsigned tid, ag_token_t *tok);
+int ag_mpi_gate_depart(struct ag_mpi_barrier *b, unsigned tid, ag_token_t tok, const struct timespec *dl);
+int ag_mpi_gate_check_deadline(const struct timespec *dl); /* 0, or EINVAL when malformed */
+int ag_mpi_gate_describe(const struct ag_mpi_barrier *b, char *buf, size_t len); /* the gate's wait policy */
+/* Whether this node is broken: the gate's flag with the completion step, else NB's. */
+int ag_mpi_node_broken(const struct ag_mpi_barrier *b);
 
 /* spec.c */
 int ag_mpi_spec_parse(const char *s, enum ag_mpi_inter *out, char *msg, size_t msglen);

@@ -64,7 +64,8 @@ static int make_comms(struct ag_mpi_barrier *b, MPI_Comm comm)
     int rc = b->mode == AG_MPI_NODE_RANK
                  ? MPI_Comm_split(b->comm, rank, 0, &b->node)
                  : MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &b->node);
-    if (rc != MPI_SUCCESS || MPI_Comm_rank(b->node, &b->node_rank) != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || MPI_Comm_rank(b->node, &b->node_rank) != MPI_SUCCESS ||
+        MPI_Comm_size(b->node, &b->node_size) != MPI_SUCCESS)
         return AG_MPI_ECALL;
     if (MPI_Comm_split(b->comm, b->node_rank == 0 ? 0 : MPI_UNDEFINED, rank, &b->leaders) != MPI_SUCCESS)
         return AG_MPI_ECALL;
@@ -216,6 +217,7 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
 /* Free what init made; collective over the node (the window) and comm (the communicators). */
 static void teardown(struct ag_mpi_barrier *b)
 {
+    ag_mpi_gate_free(b);
     if (b->nb)
         ag_barrier_destroy(b->nb); /* an attached handle: detaches this process */
     ag_mpi_break_withdraw(b);
@@ -229,6 +231,24 @@ static void teardown(struct ag_mpi_barrier *b)
         MPI_Comm_free(&b->node);
     if (b->comm != MPI_COMM_NULL)
         MPI_Comm_free(&b->comm);
+}
+
+/* "... step=completion node=central wait=<the gate's policy>" on the completion path, "... step=leader
+ * node=<NB>" with a fixed leader, "... step=none node=<NB>" with one node (no inter-node phase). */
+static void describe(struct ag_mpi_barrier *b)
+{
+    int len = snprintf(b->desc, sizeof b->desc, "mpi:inter=%s nodes=%d node_threads=%u job_threads=%lu step=%s ",
+                       ag_mpi_inter_name(b->inter), b->nodes, b->node_threads, b->job_threads,
+                       b->gate ? "completion" : b->nodes > 1 ? "leader" : "none");
+    if (len < 0 || (size_t)len >= sizeof b->desc)
+        return;
+    if (!b->gate) {
+        snprintf(b->desc + len, sizeof b->desc - (size_t)len, "node=%s", ag_barrier_describe(b->nb));
+        return;
+    }
+    len += snprintf(b->desc + len, sizeof b->desc - (size_t)len, "node=central wait=");
+    if ((size_t)len < sizeof b->desc)
+        ag_mpi_gate_describe(b, b->desc + len, sizeof b->desc - (size_t)len);
 }
 
 int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr, const ag_config_t *cfg,
@@ -257,6 +277,12 @@ int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr
         rc = count_threads(b);
     if (!rc)
         rc = make_window(b, ncfg);
+    /* The completion step (complete.c) where the node is this rank alone and there are other nodes:
+     * then the node's last arriver is always in the leaders' communicator. A node of several ranks
+     * keeps the fixed leader; one node has no inter-node phase. Each node decides alone: both paths
+     * run the same inter-node phase once per episode. */
+    if (!rc && b->nodes > 1 && b->node_size == 1)
+        rc = ag_mpi_gate_make(b);
     if (!rc)
         rc = ag_mpi_break_post(b);
     /* every rank learns the worst outcome: none keeps a barrier the others gave up */
@@ -267,8 +293,7 @@ int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr
         free(b);
         return all;
     }
-    snprintf(b->desc, sizeof b->desc, "mpi:inter=%s nodes=%d node_threads=%u job_threads=%lu node=%s",
-             ag_mpi_inter_name(b->inter), b->nodes, b->node_threads, b->job_threads, ag_barrier_describe(b->nb));
+    describe(b);
     *out = b;
     return 0;
 }
@@ -282,6 +307,7 @@ int ag_mpi_barrier_destroy(ag_mpi_barrier_t *b)
 {
     if (!b)
         return EINVAL;
+    /* seq_cst: reading 0 from the last thread's decrement orders its MPI calls before teardown's */
     if (atomic_load(&b->inside))
         return EBUSY;
     teardown(b);
