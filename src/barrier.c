@@ -258,27 +258,10 @@ int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
     return episode(b, tid, AG_NO_DEADLINE);
 }
 
-/* CLOCK_MONOTONIC timespec -> ns; EINVAL for a malformed one */
-static int deadline_ns(const struct timespec *ts, uint64_t *ns)
-{
-    if (!ts) {
-        *ns = AG_NO_DEADLINE;
-        return 0;
-    }
-    if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
-        return EINVAL;
-    if ((uint64_t)ts->tv_sec >= (AG_NO_DEADLINE - 1000000000u) / 1000000000u) {
-        *ns = AG_NO_DEADLINE - 1;
-        return 0;
-    }
-    *ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-    return 0;
-}
-
 int ag_barrier_wait_until(ag_barrier_t *b, unsigned tid, const struct timespec *abs_deadline)
 {
     uint64_t dl;
-    if (!b || tid >= b->run.n || deadline_ns(abs_deadline, &dl))
+    if (!b || tid >= b->run.n || ag_deadline_ns(abs_deadline, &dl))
         return EINVAL;
     return episode(b, tid, dl);
 }
@@ -297,7 +280,7 @@ int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token)
 int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline)
 {
     uint64_t dl;
-    if (!b || tid >= b->run.n || deadline_ns(abs_deadline, &dl))
+    if (!b || tid >= b->run.n || ag_deadline_ns(abs_deadline, &dl))
         return EINVAL;
     char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
     int rc = ag_depart(b->algo, &b->run, b->self, tid, token, dl);

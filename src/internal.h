@@ -2,7 +2,9 @@
 #ifndef AG_INTERNAL_H
 #define AG_INTERNAL_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "algo.h"
 #include "andgate.h"
@@ -47,5 +49,23 @@ unsigned ag_inside_count(const ag_barrier_t *b);
 /* ag_barrier_init with every participant's episode counter starting at epoch0 instead of 0, so tests
  * can cross the 2^32 (futex word) and 2^64 wrap-arounds in a few episodes. */
 int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoch0);
+
+/* A CLOCK_MONOTONIC deadline as ns (NULL: AG_NO_DEADLINE; far ones clamp below it); EINVAL for a
+ * malformed one. Served to libandgate-mpi too. */
+static inline int ag_deadline_ns(const struct timespec *ts, uint64_t *ns)
+{
+    if (!ts) {
+        *ns = AG_NO_DEADLINE;
+        return 0;
+    }
+    if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+        return EINVAL;
+    if ((uint64_t)ts->tv_sec >= (AG_NO_DEADLINE - 1000000000u) / 1000000000u) {
+        *ns = AG_NO_DEADLINE - 1;
+        return 0;
+    }
+    *ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+    return 0;
+}
 
 #endif

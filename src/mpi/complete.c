@@ -154,29 +154,17 @@ static int complete(struct ag_mpi_barrier *b, uint64_t e, const struct timespec 
     return b->node_index == 0 ? AG_SERIAL : 0;
 }
 
-static int deadline_ns(const struct timespec *ts, uint64_t *ns)
-{
-    if (!ts) {
-        *ns = AG_NO_DEADLINE;
-        return 0;
-    }
-    if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
-        return EINVAL;
-    *ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-    return 0;
-}
-
 int ag_mpi_gate_check_deadline(const struct timespec *dl)
 {
     uint64_t ns;
-    return deadline_ns(dl, &ns);
+    return ag_deadline_ns(dl, &ns);
 }
 
 int ag_mpi_gate_depart(struct ag_mpi_barrier *b, unsigned tid, ag_token_t tok, const struct timespec *dl)
 {
     struct ag_mpi_gate *g = b->gate;
     uint64_t dl_ns;
-    if (deadline_ns(dl, &dl_ns) || !atomic_load_explicit(&g->pending[tid], memory_order_relaxed))
+    if (ag_deadline_ns(dl, &dl_ns) || !atomic_load_explicit(&g->pending[tid], memory_order_relaxed))
         return EINVAL; /* a malformed deadline (still arrived), or depart without arrive */
     atomic_store_explicit(&g->pending[tid], 0, memory_order_relaxed);
     uint64_t e = tok >> 1;
