@@ -35,6 +35,8 @@ struct part {
     int next_waiter;      /* waiting: the next participant waiting on the same line, -1 */
     double wait_t0;       /* waiting: when its flag_wait began (the wait policy's budgets count from it) */
     uint32_t wait_slot;   /* waiting: the flag it waits for (a sleeper wakes only for that one) */
+    int spin_woken;       /* woken by a store while it spun: its next read is a hand-off's re-read (the
+                           * layer latency); any other transfer to it is cold (coherence.c) */
     double slept;         /* time asleep so far (not CPU time) */
     int serial;           /* hardware barriers: this participant is the episode's last */
     /* the OS model (os_sched.c), with more participants than hardware threads */

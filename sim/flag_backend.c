@@ -53,6 +53,7 @@ void sim_wake_line(struct sim *s, uint32_t i)
             if (!s->os) /* the OS model counts the time off the CPU itself */
                 w->slept += r + idle - asleep_at;
         }
+        w->spin_woken = asleep_at < 0 && idle == 0; /* it was polling the line, not yielding or asleep */
         sim_os_wake(s, (unsigned)q, r, idle);
         q = next;
     }
