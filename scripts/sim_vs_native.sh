@@ -9,7 +9,8 @@ mkdir -p "$out"
 ag=build/bin/andgate
 $ag info --measure --out "$out/host.json"
 $ag bench --threads 2 --method latency --baselines none --json "$out/native.json" > /dev/null
-$ag sim --machine "$out/host.json" --algos sw --threads 2 --episodes 2000 --quiet --json "$out/sim.json"
+# the bench's wait policy (auto: at 2 threads on 2 CPUs a paused spin, hybrid's spin phase), not sim's default spin
+$ag sim --machine "$out/host.json" --algos sw --threads 2 --wait auto --episodes 2000 --quiet --json "$out/sim.json"
 $ag bench --threads 2 --method latency --baselines none --json "$out/native2.json" > /dev/null
 echo "native (before the simulation) vs sim:"
 PYTHONPATH=python python3 -m andgate_report "$out/native.json" --compare "$out/sim.json"

@@ -84,6 +84,8 @@ struct sim_opts {
      * machine's os block, sim_machine.os_ns). A sleeper is woken only by a store to its own flag. */
     int sleeps;
     double spin_ns, yield_ns;  /* yield_ns may be INFINITY: yield forever (the yield policy) */
+    double lead_ns;            /* hybrid's lead_ns: a group leader (flag_wait_lead) spins this long, keeping its
+                                * hardware thread, before the policy above (flag_backend.c, sim_wait_lead) */
     int streaming;             /* plain stores write whole lines without reading them (003 §2) */
     int paused;                /* spinning waiters pause (--wait pause): they leave their core's issue to
                                 * their SMT siblings (003 §2's delay instruction halts fetch and issue) */

@@ -35,6 +35,11 @@ struct part {
     int next_waiter;      /* waiting: the next participant waiting on the same line, -1 */
     double wait_t0;       /* waiting: when its flag_wait began (the wait policy's budgets count from it) */
     uint32_t wait_slot;   /* waiting: the flag it waits for (a sleeper wakes only for that one) */
+    double lead_until;    /* a group leader's lead spin (sim_wait_lead): it keeps its hardware thread and sits in
+                           * the ready set keyed at this time (its timer), 0: not in one */
+    double lead_from;     /* its clock when the lead spin began */
+    int spin_woken;       /* woken by a store while it spun: its next read is a hand-off's re-read (the
+                           * layer latency); any other transfer to it is cold (coherence.c) */
     double slept;         /* time asleep so far (not CPU time) */
     int serial;           /* hardware barriers: this participant is the episode's last */
     /* the OS model (os_sched.c), with more participants than hardware threads */
@@ -105,6 +110,7 @@ extern struct sim *S; /* the simulation running now (the engine is single-thread
 /* sched.c */
 uint64_t sim_next_rand(struct sim *s);
 void sim_ready_push(struct sim *s, int p);
+void sim_ready_update(struct sim *s, int p); /* p, in the ready set, got an earlier clock: reorder it */
 int sim_ready_pop(struct sim *s);
 void sim_yield(struct sim *s);
 int sim_is_next(struct sim *s); /* the running participant is still the one to run (fixed schedule) */

@@ -41,6 +41,18 @@ void sim_wake_line(struct sim *s, uint32_t i)
     for (int q = l->waiters; q >= 0;) {
         struct part *w = &s->part[q];
         int next = w->next_waiter;
+        if (w->lead_until > 0) { /* a leader in its lead spin (sim_wait_lead): off the list either way */
+            if (t <= w->lead_until) { /* it sees the store at once, on its hardware thread */
+                w->clock = t > w->lead_from ? t : w->lead_from;
+                w->lead_until = 0;
+                w->state = RUNNABLE;
+                w->next_waiter = -1;
+                w->spin_woken = 1;
+                sim_ready_update(s, q); /* it sits in the ready set at its timer: now earlier */
+            } /* else its spin ran out first: its timer runs it on, and its read waits for this store */
+            q = next;
+            continue;
+        }
         double asleep_at, idle, r = resume_at(s, w, t, &asleep_at, &idle);
         if (asleep_at >= 0 && w->wait_slot != i && !s->slots[s->run.fl.broken]) { /* not its flag: sleeps on */
             w->next_waiter = keep;
@@ -53,6 +65,7 @@ void sim_wake_line(struct sim *s, uint32_t i)
             if (!s->os) /* the OS model counts the time off the CPU itself */
                 w->slept += r + idle - asleep_at;
         }
+        w->spin_woken = asleep_at < 0 && idle == 0; /* it was polling the line, not yielding or asleep */
         sim_os_wake(s, (unsigned)q, r, idle);
         q = next;
     }
@@ -133,21 +146,36 @@ int sim_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, uint64_t desire
     return ok;
 }
 
-int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+enum { POLL_PARK = 1 << 20 }; /* beside 0 and AG_EBROKEN */
+
+/* A waiter reads its flag: 0 or AG_EBROKEN (the wait is over) or POLL_PARK (wait for a store to *lp's
+ * line). A store that landed while a read was served makes it read again: it does not sleep through it. */
+static int poll(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, struct line **lp)
 {
-    (void)deadline; /* virtual time has no deadlines */
     struct sim *s = f->sim;
-    double t0 = s->part[s->cur].clock; /* the policy's budgets count from here */
+    struct line *l = *lp = &s->lines[i / s->line_slots];
     for (;;) {
-        struct line *l = &s->lines[i / s->line_slots];
         uint64_t seen = l->stores, x = sim_load(f, i);
         int broken = s->slots[f->broken] != 0;
         if (ag_cond_holds(x, cond, v))
             return broken ? AG_EBROKEN : 0;
         if (broken)
             return AG_EBROKEN;
-        if (l->stores != seen)
-            continue; /* a store landed while the read was served: read again, do not sleep through it */
+        if (l->stores == seen)
+            return POLL_PARK;
+    }
+}
+
+int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    (void)deadline; /* virtual time has no deadlines */
+    struct sim *s = f->sim;
+    double t0 = s->part[s->cur].clock; /* the policy's budgets count from here */
+    for (;;) {
+        struct line *l;
+        int rc = poll(f, i, cond, v, &l);
+        if (rc != POLL_PARK)
+            return rc;
         struct part *p = &s->part[s->cur];
         p->wait_t0 = t0;
         p->wait_slot = i;
@@ -158,6 +186,52 @@ int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t dea
             sim_os_leave(s, p->clock + s->m->os_ns[s->o->yield_ns > 0 ? SIM_OS_YIELD : SIM_OS_FUTEX_WAIT]);
         sim_yield(s);
     }
+}
+
+static void unlink_waiter(struct sim *s, struct line *l, int me)
+{
+    for (int *q = &l->waiters; *q >= 0; q = &s->part[*q].next_waiter)
+        if (*q == me) {
+            *q = s->part[me].next_waiter;
+            break;
+        }
+    s->part[me].next_waiter = -1;
+}
+
+/* A group leader's wait (hybrid, flag_wait_lead): a spin of lead_ns that keeps its hardware thread
+ * (natively spin_to, src/flag_wait.c), then the policy as every waiter follows it. Parked on the line like
+ * a spinning waiter, and in the ready set keyed at the spin's end: a store before then wakes it at once
+ * (sim_wake_line moves it up); if none came, the scheduler runs it at the end, which is its timer. Not
+ * preempted meanwhile (lead_ns is meant to be far below a time slice). */
+int sim_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
+{
+    struct sim *s = f->sim;
+    struct part *p = &s->part[s->cur];
+    double until = p->clock + s->o->lead_ns;
+    while (s->o->lead_ns > 0 && !s->quiet) {
+        struct line *l;
+        int rc = poll(f, i, cond, v, &l);
+        if (rc != POLL_PARK)
+            return rc;
+        if (p->clock >= until)
+            break;
+        p->wait_t0 = p->clock;
+        p->wait_slot = i;
+        p->state = WAITING;
+        p->next_waiter = l->waiters;
+        l->waiters = (int)s->cur;
+        p->lead_from = p->clock;
+        p->lead_until = p->clock = until;
+        sim_ready_push(s, (int)s->cur);
+        sim_yield(s);
+        if (p->lead_until > 0) { /* the timer: no store during the spin */
+            p->lead_until = 0;
+            p->state = RUNNABLE;
+            unlink_waiter(s, l, (int)s->cur);
+            break;
+        }
+    }
+    return sim_wait(f, i, cond, v, deadline);
 }
 
 void ag_flags_break(const ag_flags_t *f)

@@ -29,6 +29,9 @@ struct sim_layer {
     enum sim_path path; /* SIM_PATH_FIXED for a fixed layer */
     double ns;          /* fixed: the latency; noc: the base (NoC traversal excluded) */
     double alpha;       /* invalidation weight of a holder in this layer (0 with model "none") */
+    double cold_ns;     /* $.coherence.cold_transfer[layer]: a line moved to a thread that was not polling it,
+                         * measured apart from the latency above, which is a spinning waiter's re-read in a
+                         * hand-off (fixed: the cost; noc: the base); 0: not given, the latency */
 };
 
 /* A link class (sim/machines/README.md, "Link occupancy"): every unit of `level` has an out port and an
@@ -115,6 +118,9 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
  * home -> owner -> requester, each leg priced as half of what its layer adds to the in-node base;
  * otherwise sim_machine_cost. */
 double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b, unsigned node);
+/* What a transfer to a from b costs beyond sim_machine_cost when a was not spinning on the line: the
+ * layer's cold_transfer minus its latency, 0 where the machine gives none. */
+double sim_machine_cold_delta(const struct sim_machine *m, unsigned a, unsigned b);
 /* The α weight of invalidating b's copy on behalf of a. */
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b);
 /* The attach unit of hardware thread hw (0 when the machine has no interconnect coordinates). */

@@ -69,6 +69,12 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
     return y->ns + hops * m->hop_ns;
 }
 
+double sim_machine_cold_delta(const struct sim_machine *m, unsigned a, unsigned b)
+{
+    const struct sim_layer *y = &m->layer[m->pair[(size_t)a * m->threads + b]];
+    return y->cold_ns > 0 ? y->cold_ns - y->ns : 0;
+}
+
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b)
 {
     return m->layer[m->pair[(size_t)a * m->threads + b]].alpha;

@@ -1,6 +1,7 @@
 /* machine_optional.c — the optional sections of a machine description: $.devices (the hardware barrier
- * devices of sim/hw read their quantities later) and $.os (the OS's costs for a sleeping waiter, written
- * by `andgate info --measure`). Both checked whole at load, like every other number. */
+ * devices of sim/hw read their quantities later), $.os (the OS's costs for a sleeping waiter, written
+ * by `andgate info --measure`) and $.coherence.cold_transfer (a line moved to a thread that was not
+ * polling it, measured apart from the hand-off that the layer latency is). All checked whole at load, like every other number. */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,30 @@ int ld_os(struct ld *l)
             return ld_bad(l, "%s: unknown entry; expected futex_wait, futex_wake, wakeup, context_switch or yield", p);
         if (ld_quantity(l, q, p, "time", &l->m->os_ns[k]))
             return -1;
+    }
+    return 0;
+}
+
+/* $.coherence.cold_transfer (optional): {layer id: time}, a line transfer to a thread that was not polling
+ * the line (sim/machines/README.md, "Cold transfers"); a layer it does not name keeps its latency. */
+int ld_cold_transfer(struct ld *l, json_t *co)
+{
+    json_t *ct = json_object_get(co, "cold_transfer"), *q;
+    const char *key;
+    if (!ct)
+        return 0;
+    if (!json_is_object(ct))
+        return ld_bad(l, "$.coherence.cold_transfer: must be an object of time quantities by layer id");
+    json_object_foreach(ct, key, q) {
+        char p[160];
+        int k = sim_machine_layer(l->m, key);
+        snprintf(p, sizeof p, "$.coherence.cold_transfer.%s", key);
+        if (k < 0)
+            return ld_bad(l, "%s: not a layer id of $.latency_layers", p);
+        if (ld_quantity(l, q, p, "time", &l->m->layer[k].cold_ns))
+            return -1;
+        if (l->m->layer[k].cold_ns <= 0) /* 0 stands for "not given" (machine.h) */
+            return ld_bad(l, "%s.value: must be positive", p);
     }
     return 0;
 }

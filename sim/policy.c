@@ -26,7 +26,7 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
     struct ag_waitpol wp;
     ag_wait_resolve(&sp, n, m->threads, 1, &wp); /* placed: every participant on its hardware thread */
     so->sleeps = 0;
-    so->spin_ns = so->yield_ns = 0;
+    so->spin_ns = so->yield_ns = so->lead_ns = 0;
     if (n > m->threads && (wp.kind == AG_W_SPIN || wp.kind == AG_W_PAUSE || (wp.kind == AG_W_HYBRID && wp.ns > 0))) {
         snprintf(err, len, "--wait %s: %u participants on %s's %u hardware threads need a wait that gives the CPU "
                  "away (yield, block, hybrid:spin_ns=0): a spinning waiter is not preempted in this model", wait, n,
@@ -50,6 +50,7 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
     default: /* hybrid (auto resolved to it) */
         so->spin_ns = (double)wp.ns;
         so->yield_ns = (double)wp.yield_ns;
+        so->lead_ns = (double)wp.lead_ns;
         break;
     }
     so->sleeps = 1;

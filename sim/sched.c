@@ -42,6 +42,19 @@ void sim_ready_push(struct sim *s, int p)
     }
 }
 
+void sim_ready_update(struct sim *s, int p)
+{
+    if (s->o->random_schedule)
+        return;
+    unsigned i = 0;
+    while (i < s->nready && s->ready[i] != p)
+        i++;
+    while (i && i < s->nready && before(s, s->ready[i], s->ready[(i - 1) / 2])) {
+        heap_swap(s, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
 int sim_ready_pop(struct sim *s)
 {
     unsigned i = s->o->random_schedule ? (unsigned)(sim_next_rand(s) % s->nready) : 0;

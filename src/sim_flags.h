@@ -24,6 +24,7 @@ void sim_store(const ag_flags_t *f, uint32_t i, uint64_t v);
 uint64_t sim_fetch_add(const ag_flags_t *f, uint32_t i, uint64_t d);
 int sim_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, uint64_t desired);
 int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
+int sim_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 void ag_flags_break(const ag_flags_t *f);
 
 static inline uint64_t flag_load(const ag_flags_t *f, uint32_t i) { return sim_load(f, i); }
@@ -36,12 +37,10 @@ static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t 
 {
     return sim_wait(f, i, cond, v, deadline);
 }
-/* a group leader waits as everybody does here: the policy's lead_ns spin is not modeled (with more
- * participants than hardware threads the OS model hands a waiter's hardware thread on at once, and a
- * spin that keeps it for a budget would need a timer event there) */
+/* a group leader (hybrid): the policy's lead_ns of spin on its hardware thread first (sim/flag_backend.c) */
 static inline int flag_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
-    return sim_wait(f, i, cond, v, deadline);
+    return sim_wait_lead(f, i, cond, v, deadline);
 }
 
 #endif

@@ -36,7 +36,8 @@ int main(void)
         ly->npairs = 1, ly->pa[0] = 0, ly->pb[0] = l == 0 ? 1 : l == 1 ? 2 : 4;
         ly->ns = ns[l], ly->alpha = alpha[l], ly->oneway = ns[l] * (1 + alpha[l]), ly->diff_ns = ns[l] * alpha[l];
         for (unsigned r = 0; r < RUNS; r++)
-            ly->runs[r] = ly->oneway;
+            ly->runs[r] = ly->oneway, ly->cold_runs[r] = l ? ns[l] / 2 : 0;
+        ly->cold_ns = l ? ns[l] / 2 : 0; /* the innermost layer's did not resolve: not written */
     }
     struct facts x = { .ghz = 2.5, .line = 64, .hit_ns = 1.5, .extra_ns = 7.25, .atomic_kind = "x86-lock" };
     snprintf(x.model, sizeof x.model, "Test CPU");
@@ -88,6 +89,8 @@ int main(void)
                     found = 1;
                     CHECK(near(m.layer[k].ns, ns[l]) && near(m.layer[k].alpha, alpha[l]), "%s: %g ns alpha %g",
                           m.layer[k].id, m.layer[k].ns, m.layer[k].alpha);
+                    CHECK(near(m.layer[k].cold_ns, l ? ns[l] / 2 : 0), "%s: cold transfer %g ns", m.layer[k].id,
+                          m.layer[k].cold_ns);
                 }
             CHECK(found, "layer %s missing", h.layer[l].id);
         }

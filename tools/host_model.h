@@ -14,7 +14,7 @@ enum {
     MAXPAIRS = 2,       /* measured pairs per sharing level */
     RUNS = 11,          /* runs per measurement (per pair for the ping-pong) */
     C2C_ROUNDS = 5000,  /* round trips per ping-pong run */
-    UPG_TRIALS = 2000,  /* trials per invalidation run */
+    UPG_TRIALS = 2000,  /* trials per invalidation run and per cold-transfer run */
     HIT_LOADS = 1 << 19,
     ATOMIC_OPS = 200000,
     OS_CALLS = 20000,   /* futex calls and yields per run */
@@ -42,6 +42,11 @@ struct layer {
     double runs[MAXPAIRS * RUNS], ns, oneway; /* ns: the layer L; oneway: the ping-pong's one-way */
     double alpha, up_ns, own_ns, diff_ns; /* invalidation, measured on pair 0 */
     double up_runs[RUNS], own_runs[RUNS];
+    /* measured on pair 0 (measure_transfer.c); <= 0: not resolved, not written */
+    double cold_ns, cold_runs[RUNS];     /* a load of a line the other CPU modified while nobody polled it,
+                                          * minus a load of an owned line */
+    double pp_ns, pp_runs[RUNS];         /* the ping-pong with paused spins (printed, not written: the model
+                                          * does not use it, docs/results.md "andgate sim" (a)) */
 };
 
 struct host {

@@ -153,7 +153,32 @@ static void write_layers(FILE *f, const struct host *h, const struct facts *x)
                "model\"\n  },\n");
 }
 
-/* the measured invalidation weight per layer and the atomic's extra cost */
+/* the measured cold transfer per layer (sim/machines/README.md, "Cold transfers"); a layer whose
+ * measurement did not resolve (<= 0) is left out and keeps its latency */
+static void write_cold(FILE *f, const struct host *h)
+{
+    char src[512], note[640], runs[512];
+    unsigned n = 0;
+    fprintf(f, "    \"cold_transfer\": {");
+    for (unsigned l = 0; l < h->nlayers; l++) {
+        const struct layer *ly = &h->layer[l];
+        if (ly->cold_ns <= 0)
+            continue;
+        snprintf(src, sizeof src, SRC_MEASURED "a load by CPU %d of a line CPU %d has just modified with nobody "
+                 "polling it, minus a load of a line CPU %d owns, each line on its own page "
+                 "(tools/measure_transfer.c), median of %d runs of %d trials", ly->pa[0], ly->pb[0], ly->pa[0], RUNS,
+                 UPG_TRIALS);
+        machine_runs_text(runs, sizeof runs, ly->cold_runs, RUNS);
+        snprintf(note, sizeof note, "any transfer to a thread that was not polling the line, e.g. a fetch-and-add on "
+                 "a counter the other CPU incremented; the layer latency (%.2f ns) is a spinning waiter's re-read in a "
+                 "hand-off; runs (ns): %s", ly->ns, runs);
+        fprintf(f, "%s\n      \"%s\": ", n++ ? "," : "", ly->id);
+        qty(f, ly->cold_ns, "ns", src, note);
+    }
+    fprintf(f, "%s},\n", n ? "\n    " : "");
+}
+
+/* the measured invalidation weight per layer, the cold transfers and the atomic's extra cost */
 static void write_coherence(FILE *f, const struct host *h, const struct facts *x)
 {
     char src[768], note[768], runs[512];
@@ -166,13 +191,15 @@ static void write_coherence(FILE *f, const struct host *h, const struct facts *x
                  ly->id, ly->pa[0], ly->pb[0], RUNS, UPG_TRIALS, ALPHA_RULE);
         snprintf(note, sizeof note, "store to the shared line %.2f ns, to an owned line %.2f ns: alpha x L = %.2f ns, "
                  "L = %.2f ns%s", ly->up_ns, ly->own_ns, ly->diff_ns, ly->ns,
-                 ly->diff_ns <= 0 || ly->diff_ns > ly->ns ? " (clamped)" : "");
+                 ly->diff_ns <= 0 || ly->diff_ns > ly->ns ? " (clamped: alpha to [0, 1], L to P / 2 where alpha x L "
+                 "exceeded it)" : "");
         fprintf(f, "%s\n        \"%s\": ", l ? "," : "", ly->id);
         qty(f, ly->alpha, "ratio", src, note);
     }
     fprintf(f, "%s},\n      \"note\": \"002 §III-B's per-layer RFO weight: a store to a line one other thread "
                "holds costs alpha x L more than a store to an owned line; measured with one sharer\"\n    },\n",
             h->nlayers ? "\n      " : "");
+    write_cold(f, h);
     fprintf(f, "    \"atomic\": {\n      \"kind\": \"%s\",\n      \"extra\": ", x->atomic_kind);
     snprintf(src, sizeof src, SRC_MEASURED "atomic fetch-and-add (seq_cst, each on the previous one's result) minus a "
              "plain store, per operation over %d back-to-back operations on an owned line on CPU %d, median of %d",

@@ -16,7 +16,7 @@
 #include "clock.h"
 #include "stats.h"
 
-static int pin(int cpu)
+int measure_pin(int cpu)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -24,9 +24,20 @@ static int pin(int cpu)
     return sched_setaffinity(0, sizeof set, &set);
 }
 
+int measure_partner(int a, void *(*fn)(void *), void *arg, pthread_t *th)
+{
+    return measure_pin(a) != 0 || pthread_create(th, NULL, fn, arg) ? -1 : 0;
+}
+
 double measure_median(double *v, unsigned n)
 {
     return n ? stats_of(v, n).median : 0.0;
+}
+
+double measure_warm_median(double *v, unsigned n)
+{
+    unsigned warm = n / 10; /* the first tenth finds lines, TLB and branch predictors cold */
+    return measure_median(v + warm, n - warm);
 }
 
 /* ---- hit: dependent loads over an L1-resident ring of lines ---- */
@@ -92,7 +103,7 @@ struct upgrade {
 static void *upgrade_reader(void *arg)
 {
     struct upgrade *u = arg;
-    u->pinned_b = pin(u->cpu_b) == 0;
+    u->pinned_b = measure_pin(u->cpu_b) == 0;
     uint64_t sum = 0;
     for (uint64_t k = 1; k <= u->trials; k++) {
         while (atomic_load_explicit(&u->go, memory_order_acquire) != k)
@@ -117,15 +128,13 @@ static int upgrade_run(int a, int b, unsigned trials, double *shared_ns, double 
 {
     struct upgrade *u = aligned_alloc(128, sizeof *u);
     double *sh = malloc(trials * sizeof *sh), *ow = malloc(trials * sizeof *ow);
-    if (!u || !sh || !ow || pin(a) != 0) {
-        free(u), free(sh), free(ow);
-        return -1;
-    }
-    memset(u, 0, sizeof *u);
-    u->cpu_b = b;
-    u->trials = trials;
     pthread_t th;
-    if (pthread_create(&th, NULL, upgrade_reader, u)) {
+    if (u) {
+        memset(u, 0, sizeof *u);
+        u->cpu_b = b;
+        u->trials = trials;
+    }
+    if (!u || !sh || !ow || measure_partner(a, upgrade_reader, u, &th)) {
         free(u), free(sh), free(ow);
         return -1;
     }
@@ -144,9 +153,8 @@ static int upgrade_run(int a, int b, unsigned trials, double *shared_ns, double 
     pthread_join(th, NULL);
     sink_u64 = sum;
     int ok = u->pinned_b;
-    unsigned warm = trials / 10; /* the first trials find lines, TLB and branch predictors cold */
-    *shared_ns = stats_of(sh + warm, trials - warm).median;
-    *owned_ns = stats_of(ow + warm, trials - warm).median;
+    *shared_ns = measure_warm_median(sh, trials);
+    *owned_ns = measure_warm_median(ow, trials);
     free(u), free(sh), free(ow);
     return ok ? 0 : -1;
 }

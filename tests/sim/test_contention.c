@@ -9,7 +9,12 @@
  *      home, worked out by hand from the layers; and in a run, homes on a third node make it slower;
  *   3. SMT issue sharing (smt.c): a core-bound step stretches by 1 + share per spinning sibling, not for
  *      a pausing, sleeping or finished one; and in a run, spinning siblings make a barrier slower than
- *      pausing ones, which cost what a machine without issue sharing costs.
+ *      pausing ones, which cost what a machine without issue sharing costs;
+ *   4. cold transfers (coherence.cold_transfer, coherence.c's xfer): a 2-thread central episode — the
+ *      last arrival's fetch-and-add on the counter the other thread incremented (cold), the release's
+ *      invalidation and the spinning waiter's re-read (the layer latency) — gets cheaper by exactly the
+ *      layer latency minus the cold transfer; dissemination's critical path is the partner's re-read, the
+ *      same with and without.
  * The machines are hand-made (fixed layers), so the expected values follow from their numbers alone. */
 #include <stdio.h>
 #include <string.h>
@@ -46,10 +51,10 @@ static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cor
     const unsigned cnt[] = { sockets, clusters, cores, 1 };
     struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 4;
-    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0 };
-    m.layer[1] = (struct sim_layer){ "cluster", SIM_PATH_FIXED, 10.0, 0.5 };
-    m.layer[2] = (struct sim_layer){ "socket", SIM_PATH_FIXED, 30.0, 0.5 };
-    m.layer[3] = (struct sim_layer){ "remote", SIM_PATH_FIXED, 50.0, 0.5 };
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0, 0 };
+    m.layer[1] = (struct sim_layer){ "cluster", SIM_PATH_FIXED, 10.0, 0.5, 0 };
+    m.layer[2] = (struct sim_layer){ "socket", SIM_PATH_FIXED, 30.0, 0.5, 0 };
+    m.layer[3] = (struct sim_layer){ "remote", SIM_PATH_FIXED, 50.0, 0.5, 0 };
     unsigned per_cluster = cores, per_socket = clusters * cores;
     for (unsigned a = 0; a < m.threads; a++)
         for (unsigned b = 0; b < m.threads; b++)
@@ -131,9 +136,9 @@ static struct sim_machine smt_machine(double share)
     static unsigned char p4[16];
     struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 3;
-    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0 };
-    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5 };
-    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5 };
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0, 0 };
+    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5, 0 };
+    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5, 0 };
     for (unsigned a = 0; a < 4; a++)
         for (unsigned b = 0; b < 4; b++)
             p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;
@@ -188,11 +193,26 @@ static void smt(void)
     near("pausing siblings cost what a machine without issue sharing costs", b.median_ns, c.median_ns);
 }
 
+static void cold(void)
+{
+    struct sim_machine plain = hand(1, 1, 2), m = hand(1, 1, 2); /* two cores of one cluster: 10 ns, α 0.5 */
+    m.layer[1].cold_ns = 4;
+    near("cold delta inside the cluster", sim_machine_cold_delta(&m, 0, 1), 4 - 10);
+    near("no cold delta for a hit", sim_machine_cold_delta(&m, 0, 0), 0);
+    near("no cold delta where none is given", sim_machine_cold_delta(&plain, 0, 1), 0);
+    near("central: only the fetch-and-add's transfer is cold", median(&plain, "central", 2) - median(&m, "central", 2),
+         10 - 4);
+    near("ticket likewise", median(&plain, "ticket", 2) - median(&m, "ticket", 2), 10 - 4);
+    near("dissemination: the partner's re-read sets the episode", median(&m, "dissemination", 2),
+         median(&plain, "dissemination", 2));
+}
+
 int main(void)
 {
     links();
     three_leg();
     smt();
+    cold();
     printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok", failures, checks);
     return failures != 0;
 }
