@@ -48,25 +48,34 @@ static void abandon(struct ag_mpi_barrier *b, MPI_Request *req, const int *is_re
     }
 }
 
-/* Wait for req[0..n) to complete. Returns 0, or an error after abandoning them (see ag_mpi_inter_phase). */
+/* Wait for req[0..n) (n <= 2) to complete. Returns 0, or an error after abandoning them (see
+ * ag_mpi_inter_phase). One MPI_Testsome per poll over the break notice's receive and the phase's
+ * requests: one turn of MPI's progress engine, not one per request. */
 static int poll(struct ag_mpi_barrier *b, MPI_Request *req, const int *is_recv, int n, const struct timespec *dl)
 {
+    MPI_Request all[3] = { b->brk, MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    for (int i = 0; i < n; i++)
+        all[1 + i] = req[i];
+    const int watching = b->brk != MPI_REQUEST_NULL;
     for (unsigned spin = 0;; spin++) {
-        int done = 0, rc = 0;
-        if (b->brk != MPI_REQUEST_NULL) {
-            /* another leader's node is broken (its notice is consumed, the request is now NULL). Tested
-             * before the phase's requests: a leader that knows of a break reports it, even where the
-             * phase could complete because the breaking leader had sent its messages already. */
-            int got = 0;
-            if (MPI_Test(&b->brk, &got, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                rc = AG_MPI_ECALL;
-            else if (got)
-                rc = AG_EBROKEN;
-        }
-        if (!rc && MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        int some = 0, idx[3], rc = 0;
+        if (MPI_Testsome(n + 1, all, &some, idx, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
             rc = AG_MPI_ECALL;
-        else if (!rc && done)
-            return 0;
+        b->brk = all[0];
+        for (int i = 0; i < n; i++)
+            req[i] = all[1 + i];
+        /* another leader's node is broken (its notice is consumed, the request is now NULL): reported
+         * even where the phase completed in the same test, since the breaking leader may have sent its
+         * messages before it broke */
+        if (!rc && watching && b->brk == MPI_REQUEST_NULL)
+            rc = AG_EBROKEN;
+        if (!rc) {
+            int done = 1;
+            for (int i = 0; i < n; i++)
+                done &= req[i] == MPI_REQUEST_NULL;
+            if (done)
+                return 0;
+        }
         if (!rc && ag_mpi_node_broken(b)) /* a thread of this node timed out or cancelled */
             rc = AG_EBROKEN;
         if (!rc && dl && past(dl))
