@@ -68,6 +68,12 @@ int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
     return leave(PMPI_Testall(n, r, flag, st));
 }
 
+int MPI_Testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
+{
+    enter();
+    return leave(PMPI_Testsome(n, r, outcount, idx, st));
+}
+
 int MPI_Cancel(MPI_Request *r)
 {
     enter();
