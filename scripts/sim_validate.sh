@@ -3,7 +3,7 @@
 # figure and shape statement beside the simulated value, with the ratio and whether they agree
 # (sim/validation/check.py; the statements are sim/validation/paper_figures.json, the shape
 # evaluators sim/validation/shapes.py). Virtual time: the numbers do not depend on this machine's load.
-# Usage: scripts/sim_validate.sh [OUTDIR]     (about three minutes on 2 CPUs)
+# Usage: scripts/sim_validate.sh [OUTDIR]     (about two minutes on 2 CPUs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build/sim-validate}
