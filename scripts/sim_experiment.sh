@@ -10,7 +10,7 @@
 # `andgate info --measure` (or the os block of the machine file in ANDGATE_OS_FROM), grafted onto noc64.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names="002-wakeup 002-fanin 003-hybrid 003-streaming 001-jitter 000-harp 004-fsm 004-prodcons 004-csa 004"
+names="002-wakeup 002-fanin 003-hybrid 003-streaming 003-delay 001-jitter 000-harp 004-fsm 004-prodcons 004-csa 004"
 name=${1:-}
 out=${2:-build/sim-experiment}
 export PYTHONPATH=$PWD/python
@@ -81,6 +81,18 @@ for x, y in zip(a, b):
 print(f"\ngeometric mean streaming / ordinary: {math.exp(sum(map(math.log, q)) / len(q)):.3f}")
 PY
     ;;
+  003-delay)
+    echo "003 §2, §4 'Busy-Waiting Amortization', §5.3 'Sizing the Delay for Spinning': the delay instruction"
+    echo "(_mm_delay_32, which halts a thread's fetch and issue) in every waiting loop, swept on EPCC on the Xeon"
+    echo "Phi 5110P. Paper: 0 to 128 cycles in steps of 8; 64 cycles best; above 128 cycles performance degrades"
+    echo "(too much latency for waiting threads). Simulated: --wait pause:delay_ns = cycles / the machine's clock"
+    echo "(0 cycles: spin), 8 to 232 threads in steps of 8 (003 §5.2), EPCC overhead; the geomean over the"
+    echo "counts (003 §5.2) per algorithm, and in brackets relative to that algorithm's best delay."; echo
+    xphi=sim/machines/xeonphi5110p.json
+    sim --machine xeonphi5110p --algos 'hybrid;dissemination;stour;tournament;combining;central' \
+      --threads "$(seq -s, 8 8 232)" --method epcc \
+      --wait "$(python3 sim/validation/delay_sweep.py waits $xphi 0,16,32,64,128,256,512)" --json "$out/$name.json" > /dev/null
+    python3 sim/validation/delay_sweep.py table $xphi "$out/$name.json" ;;
   001-jitter)
     echo "001 §V, Fig. 8: one thread's arrival jittered, the Reflex barrier against software barriers on"
     echo "TILE64 (release latency after the late arrival). Paper: Reflex and the Tile Spin Barrier both good"

@@ -3,7 +3,7 @@
 # figure and shape statement beside the simulated value, with the ratio and whether they agree
 # (sim/validation/check.py; the statements are sim/validation/paper_figures.json, the shape
 # evaluators sim/validation/shapes.py). Virtual time: the numbers do not depend on this machine's load.
-# Usage: scripts/sim_validate.sh [OUTDIR]     (about a minute on 2 CPUs)
+# Usage: scripts/sim_validate.sh [OUTDIR]     (about two minutes on 2 CPUs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build/sim-validate}
@@ -20,6 +20,9 @@ done
 # 003's Xeon Phi (hybrid vs dissemination around 60-72 threads), 000's and 001's machines as in
 # scripts/sim_paper_machines.sh
 $sim --machine xeonphi5110p --algos all --threads 2,4,8,16,30,60,72,96,120,180,240 --json "$out/xeonphi5110p.json"
+# 003 §5.3's delay sweep on EPCC: the named run writes $out/003-delay.json (check.py keeps EPCC results
+# apart from the latency ones above)
+ANDGATE=build/bin/andgate scripts/sim_experiment.sh 003-delay "$out"
 $sim --machine knl7210 --algos all --threads 2,4,8,16,32,64,128,256 --json "$out/knl7210.json"
 $sim --machine xeon8160x8 --algos all --threads 2,4,8,16,24,48,96,192,384 --json "$out/xeon8160x8.json"
 $sim --machine harp-broadwell --algos all --threads 2,4,8,14,28 --json "$out/harp-broadwell.json"

@@ -89,6 +89,9 @@ struct sim_opts {
     int streaming;             /* plain stores write whole lines without reading them (003 §2) */
     int paused;                /* spinning waiters pause (--wait pause): they leave their core's issue to
                                 * their SMT siblings (003 §2's delay instruction halts fetch and issue) */
+    double delay_ns;           /* > 0 (--wait pause:delay_ns=N, paused = 0): a spinning waiter polls every
+                                * self-layer hit + delay_ns of its own clock (poll_delay.c): it notices a
+                                * store at its next poll and takes that hit's share of its core's issue */
     double split_ns;           /* > 0: split phase, arrive, this much independent work, then depart; the
                                 * latency is then last departure - (last arrival + split_ns) */
     /* more participants than hardware threads (os_sched.c): the policy and its time slice */

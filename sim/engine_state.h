@@ -144,6 +144,11 @@ int sim_smt_init(struct sim *s);
 void sim_smt_free(struct sim *s);
 double sim_issue_share(const struct sim *s);
 
+/* poll_delay.c: pause:delay_ns (sim_opts.delay_ns > 0): the share of its core's issue a delayed poller
+ * takes, and the instant at which waiter w, polling from w->wait_t0, notices a store made at t */
+double sim_poll_duty(const struct sim *s);
+double sim_next_poll(const struct sim *s, const struct part *w, double t);
+
 /* flag_backend.c: a store to slot i's line became visible */
 void sim_wake_line(struct sim *s, uint32_t i);
 

@@ -6,7 +6,7 @@
 
 
 /* When waiter w resumes after a store at t, under the wait policy (engine.h, sim_opts): at once while
- * it spins, within one sched_yield while it yields, a wake-up latency after the futex_wake while it
+ * it spins (at its next poll with pause:delay_ns, poll_delay.c), within one sched_yield while it yields, a wake-up latency after the futex_wake while it
  * sleeps (and not before it finished falling asleep). *asleep_at: when it fell asleep, or -1 if it did
  * not (a sleeper wakes only for a store to its own flag, and the storer pays the futex_wake). *idle:
  * the part of the delay an idle hardware thread charges (the OS model charges that, or a context
@@ -19,7 +19,7 @@ static double resume_at(const struct sim *s, const struct part *w, double t, dou
     *asleep_at = -1;
     *idle = 0;
     if (!o->sleeps || t < spun)
-        return t;
+        return sim_next_poll(s, w, t); /* t itself unless it polls with a delay (pause:delay_ns) */
     if (t < yielded) {
         *idle = os[SIM_OS_YIELD] / 2; /* on average half a sched_yield until the next poll */
         return t;

@@ -1,7 +1,8 @@
 /* policy.c — a wait policy (the library's spec string, src/wait.c) as the simulator runs it (issue 12
  * item 2; engine.h, sim_opts): spin and pause spin (a spinning reader costs nothing while its copy is
  * valid; a spinner that does not pause takes its share of its core's issue from its SMT siblings on
- * machines with coherence.smt_issue, a pausing one does not); block, hybrid, yield and auto use the
+ * machines with coherence.smt_issue, a pausing one does not; pause:delay_ns polls on its own clock,
+ * poll_delay.c); block, hybrid, yield and auto use the
  * machine's OS costs (its os block, which `andgate info --measure` writes; no paper gives them for its
  * machine); backoff is not modeled. auto resolves as the library does, with the machine's hardware
  * threads as the usable CPUs. */
@@ -33,7 +34,9 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
                  m->name, m->threads);
         return -1;
     }
-    so->paused = wp.kind == AG_W_PAUSE;
+    /* pause without a delay: halted issue throughout, seen at once; with one, polls every hit + delay */
+    so->paused = wp.kind == AG_W_PAUSE && wp.ns == 0;
+    so->delay_ns = wp.kind == AG_W_PAUSE ? (double)wp.ns : 0;
     switch (wp.kind) {
     case AG_W_SPIN:
     case AG_W_PAUSE:

@@ -141,6 +141,14 @@ void ag_flags_break(const ag_flags_t *f)
 
 #define DEADLINE_CHECK_EVERY 64u
 
+/* Pause instructions until the clock reaches t: backoff's pauses and pause:delay_ns's delay (wait.c says
+ * why the clock and not a calibrated count). */
+static void pause_until(uint64_t t)
+{
+    while (ag_now_ns() < t)
+        ag_cpu_relax();
+}
+
 /* Paused spin until flag i is ready or the clock reaches `until` (read every DEADLINE_CHECK_EVERY
  * polls): ready()'s result, 0 when the time ran out. */
 static int spin_to(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t until)
@@ -155,12 +163,33 @@ static int spin_to(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64
     return r;
 }
 
+/* A load of the flag, pauses for d ns, and again, d doubling from `first` up to `most`: backoff (64 ns up
+ * to max_ns) and pause:delay_ns (first = most = delay_ns). The clock read that times a pause is part of it. */
+static int paced(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline, uint64_t first,
+                 uint64_t most)
+{
+    uint64_t d = first;
+    int r;
+    while (!(r = ready(f, i, cond, v))) {
+        uint64_t now = ag_now_ns();
+        if (now >= deadline)
+            return ETIMEDOUT;
+        pause_until(now + d);
+        d = d * 2 > most ? most : d * 2;
+    }
+    return outcome(r);
+}
+
 int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
     const struct ag_waitpol *wp = f->wp;
     unsigned it = 0;
     int r;
     switch (wp->kind) {
+    case AG_W_PAUSE:
+        if (wp->ns)
+            return paced(f, i, cond, v, deadline, wp->ns, wp->ns);
+        break; /* one pause instruction per poll, below */
     case AG_W_BLOCK:
         return block(f, i, cond, v, deadline);
     case AG_W_HYBRID: {
@@ -187,29 +216,21 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
         }
         return outcome(r);
     }
-    case AG_W_BACKOFF: {
-        uint64_t d = 64;
-        while (!(r = ready(f, i, cond, v))) {
-            uint64_t now = ag_now_ns(), t = now + d;
-            if (now >= deadline)
-                return ETIMEDOUT;
-            while (ag_now_ns() < t)
-                ag_cpu_relax();
-            d = d * 2 > wp->ns ? wp->ns : d * 2;
-        }
-        return outcome(r);
+    case AG_W_BACKOFF:
+        return paced(f, i, cond, v, deadline, 64, wp->ns);
+    default:
+        break;
     }
-    default: /* spin, pause, yield */
-        while (!(r = ready(f, i, cond, v))) {
-            if (wp->kind == AG_W_PAUSE)
-                ag_cpu_relax();
-            else if (wp->kind == AG_W_YIELD)
-                sched_yield();
-            if (++it % DEADLINE_CHECK_EVERY == 0 && deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline)
-                return ETIMEDOUT;
-        }
-        return outcome(r);
+    /* spin, pause, yield */
+    while (!(r = ready(f, i, cond, v))) {
+        if (wp->kind == AG_W_PAUSE)
+            ag_cpu_relax();
+        else if (wp->kind == AG_W_YIELD)
+            sched_yield();
+        if (++it % DEADLINE_CHECK_EVERY == 0 && deadline != AG_NO_DEADLINE && ag_now_ns() >= deadline)
+            return ETIMEDOUT;
     }
+    return outcome(r);
 }
 
 int ag_flag_wait_lead_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)

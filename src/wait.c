@@ -3,6 +3,12 @@
  *   spin                 reload the flag in a tight loop
  *   pause                reload with a pause instruction between loads (003 §4 "busy-waiting
  *                        amortization", 003 §5 spin vs paused spin)
+ *   pause:delay_ns=N     reload every N ns, pausing in between (003 §2: KNC's delay instruction halts a
+ *                        thread's fetch and issue for a number of cycles; 003 §5.3 "Sizing the Delay for
+ *                        Spinning" sweeps it, 64 cycles best). The delay is timed with the clock (pause
+ *                        instructions until CLOCK_MONOTONIC has moved N ns), not a calibrated loop count:
+ *                        a pause instruction's length differs between cores (x86 PAUSE ~10 to ~140
+ *                        cycles) and no calibration holds across them. 0 (the default): one pause per poll.
  *   backoff:max_ns=N     exponential backoff between loads, doubling from 64 ns up to N ns
  *   yield                sched_yield() between loads
  *   block                futex sleep at once; a releaser calls futex_wake only when the flag has sleepers
@@ -19,6 +25,9 @@
 
 #include <stdio.h>
 
+static const struct ag_key pause_keys[] = {
+    AG_KEY_INT("delay_ns", 0, 100000000, "0", "paused wait between two loads of the flag (0: one pause instruction)"),
+    { 0 } };
 static const struct ag_key backoff_keys[] = {
     AG_KEY_INT("max_ns", 64, 100000000, "16000", "longest pause between two loads of the flag"),
     { 0 } };
@@ -31,7 +40,8 @@ static const struct ag_key hybrid_keys[] = {
 
 static const struct ag_kind wait_kinds[] = {
     [AG_W_SPIN] = { "spin", "busy-wait, reloading the flag", "002 §II-B", NULL },
-    [AG_W_PAUSE] = { "pause", "busy-wait with a pause instruction per poll", "003 §4, §5", NULL },
+    [AG_W_PAUSE] = { "pause", "busy-wait with a pause instruction, or a delay, per poll", "003 §2, §4, §5.3",
+                     pause_keys },
     [AG_W_BACKOFF] = { "backoff", "exponential backoff between polls", "003 §4", backoff_keys },
     [AG_W_YIELD] = { "yield", "sched_yield between polls", "-", NULL },
     [AG_W_BLOCK] = { "block", "futex sleep at once", "-", NULL },
@@ -70,7 +80,7 @@ int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len)
         return snprintf(buf, len, "%s:spin_ns=%llu,yield_ns=%llu%s", k->name, (unsigned long long)wp->ns,
                         (unsigned long long)wp->yield_ns, lead);
     }
-    if (k->keys)
+    if (k->keys && (wp->ns || wp->kind != AG_W_PAUSE)) /* plain "pause" while it has no delay */
         return snprintf(buf, len, "%s:%s=%llu", k->name, k->keys[0].name, (unsigned long long)wp->ns);
     return snprintf(buf, len, "%s", k->name);
 }

@@ -9,7 +9,7 @@
 
 enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK, AG_W_HYBRID, AG_W_AUTO };
 
-/* A resolved policy ("auto" is resolved to hybrid with budgets). ns: backoff max_ns or hybrid spin_ns;
+/* A resolved policy ("auto" is resolved to hybrid with budgets). ns: pause delay_ns, backoff max_ns or hybrid spin_ns;
  * yield_ns: hybrid's budget of sched_yield polling after the spin and before the futex; lead_ns: hybrid's
  * paused spin for a group leader before the rest of the policy (flag_wait_lead in flags.h: a waiter whose
  * CPU-mates all wait in the same barrier gains nothing by yielding the CPU to them). */
@@ -39,7 +39,8 @@ struct ag_waitpol {
  * leader's mates share its CPU only where that is known). */
 void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, int placed,
                      struct ag_waitpol *out);
-/* "hybrid:spin_ns=20000,yield_ns=0" (",lead_ns=N" when it is not 0) */
+/* "hybrid:spin_ns=20000,yield_ns=0" (",lead_ns=N" when it is not 0); "pause" without a delay, else
+ * "pause:delay_ns=N" */
 int ag_wait_format(const struct ag_waitpol *wp, char *buf, size_t len);
 /* Whether a policy may put a thread to sleep in the kernel (then flags keep sleeper counts). */
 static inline int ag_wait_may_block(const struct ag_waitpol *wp)

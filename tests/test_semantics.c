@@ -236,7 +236,8 @@ int main(int argc, char **argv)
     }
     unsigned usable = ag_usable_cpus();
     /* Spinning policies only where every participant has a CPU; blocking ones everywhere. */
-    static const char *const spinning[] = { "spin", "pause", "backoff:max_ns=4000" };
+    static const char *const spinning[] = { "spin", "pause", "backoff:max_ns=4000", "pause:delay_ns=200" };
+    enum { NSPIN = sizeof spinning / sizeof spinning[0] };
     static const char *const blocking[] = { "block", "hybrid:spin_ns=3000,yield_ns=3000", "auto", "yield",
                                             "hybrid:spin_ns=0,yield_ns=2000,lead_ns=5000" };
     int passed = 0, failed = 0;
@@ -263,12 +264,12 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "%.*s", (int)strcspn(variants[v], ":"), variants[v]);
             if (!in_list(algos, name, ','))
                 continue;
-            for (unsigned w = 0; w < 3 + sizeof blocking / sizeof blocking[0]; w++) {
-                const char *wait = w < 3 ? spinning[w] : blocking[w - 3];
-                if ((w < 3 && n > usable) || (waits && !in_list(waits, wait, ';')))
+            for (unsigned w = 0; w < NSPIN + sizeof blocking / sizeof blocking[0]; w++) {
+                const char *wait = w < NSPIN ? spinning[w] : blocking[w - NSPIN];
+                if ((w < NSPIN && n > usable) || (waits && !in_list(waits, wait, ';')))
                     continue;
                 /* fewer episodes where every wake-up is a futex round trip on oversubscribed CPUs */
-                unsigned eps = n > usable && w >= 3 ? episodes / 3 + 1 : episodes;
+                unsigned eps = n > usable && w >= NSPIN ? episodes / 3 + 1 : episodes;
                 if (run_one(variants[v], wait, n, eps, epoch0, cpus))
                     failed++;
                 else

@@ -48,6 +48,7 @@ static void test_roundtrips(void)
     roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000");
     roundtrip(&ag_wait_table, "backoff:max_ns=100000");
+    roundtrip(&ag_wait_table, "pause:delay_ns=61");
 }
 
 /* defaults and canonical form */
@@ -128,6 +129,10 @@ static void test_malformed(void)
     bad(&ag_algo_table, "hybrid:group=0", "expected one of core|cache|numa or an integer in 1..");
     bad(&ag_wait_table, "spin:spin_ns=5", "unknown key 'spin_ns'; expected one of: none");
     bad(&ag_wait_table, "hybrid:spin_ns=abc", "bad value 'abc' for spin_ns");
+    bad(&ag_wait_table, "pause:delay_ns=-1", "bad value '-1' for delay_ns; expected an integer in 0..100000000");
+    bad(&ag_wait_table, "pause:delay_ns=100000001", "expected an integer in 0..100000000");
+    bad(&ag_wait_table, "pause:delay=64", "unknown key 'delay'; expected one of: delay_ns");
+    bad(&ag_wait_table, "spin:delay_ns=64", "unknown key 'delay_ns'; expected one of: none");
     bad(&ag_wait_table, "futex", "unknown wait policy 'futex'; expected one of: spin, pause, backoff, yield, block, hybrid, auto");
     bad(&ag_algo_table, "stour:pad=tight", "bad value 'tight' for pad; expected one of line|packed");
     bad(&ag_algo_table, "stour:wake=Tree", "bad value 'Tree' for wake; expected one of global|tree|numa");
@@ -217,6 +222,9 @@ static void test_wait_resolve(void)
         { "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7" },
         { "hybrid:yield_ns=10", 1, 2, 0, "hybrid:spin_ns=20000,yield_ns=10" },
         { "yield", 4, 2, 1, "yield" },
+        { "pause", 2, 2, 1, "pause" }, /* no delay: spelt as before delay_ns existed */
+        { "pause:delay_ns=0", 2, 2, 1, "pause" },
+        { "pause:delay_ns=61", 2, 2, 1, "pause:delay_ns=61" },
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ag_spec sp;

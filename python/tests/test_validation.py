@@ -80,3 +80,24 @@ def test_every_shape_statement_has_an_evaluator():
         if f["kind"] == "shape":
             assert any(f["paper"] == p and f["statement"].startswith(s) for (p, s), _ in shapes.EVALUATORS), \
                 f["statement"]
+
+
+def delay_run(geomean_by_cycles):
+    """EPCC results of one algorithm at two counts, every delay of 003's sweep on xeonphi5110p's clock"""
+    out = []
+    for c, ns in geomean_by_cycles.items():
+        wait = "spin" if c == 0 else f"pause:delay_ns={round(c / 1.053)}"
+        out += [dict(rec("hybrid", t, ns), wait=wait, method="epcc") for t in (8, 16)]
+    return {"xeonphi5110p/epcc": out}
+
+
+def test_delay_optimum_and_degradation():
+    paper = {0: 900, 16: 850, 32: 820, 64: 800, 128: 810, 256: 1000, 512: 1500}
+    assert verdict("spin-loop delay", delay_run(paper)) == "yes"
+    early = {**paper, 16: 700}  # optimum at 16 cycles, still degrading above 128
+    assert verdict("spin-loop delay", delay_run(early)) == "partly"
+    flat = {**early, 256: 820, 512: 830}
+    assert verdict("spin-loop delay", delay_run(flat)) == "no"
+    assert verdict("spin-loop delay", {}) == "not simulated"
+    # the latency results of the machine are not the sweep
+    assert verdict("spin-loop delay", {"xeonphi5110p": delay_run(paper)["xeonphi5110p/epcc"]}) == "not simulated"

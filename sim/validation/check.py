@@ -3,7 +3,8 @@
     python3 sim/validation/check.py RESULT.json [RESULT.json ...]
 
 Each RESULT.json is an `andgate sim` result file; its machine is read from host.model ("sim: NAME
-(...)"). For every figure of kind `value` or `ratio` whose algorithms are andgate's and were simulated
+(...)"); results of another method than latency are kept apart, as NAME/METHOD (only shape
+evaluators that ask for them read them). For every figure of kind `value` or `ratio` whose algorithms are andgate's and were simulated
 at the figure's thread count, prints a Markdown row: the paper's number, the simulated one, their
 quotient, and whether they agree (within AGREE of each other; a bound "≥ x" agrees when the
 simulation is at least x / AGREE, "≤ x" when at most x · AGREE). Papers that report minimum times (000)
@@ -99,7 +100,9 @@ def main(argv):
     by_machine = {}
     for path in argv:
         doc = json.loads(pathlib.Path(path).read_text())
-        by_machine.setdefault(machine_of(doc), []).extend(doc["results"])
+        for r in doc["results"]:  # other methods than latency apart: MACHINE/METHOD (003's EPCC delay sweep)
+            method = r.get("method", "latency")
+            by_machine.setdefault(machine_of(doc) + ("" if method == "latency" else "/" + method), []).append(r)
     tally = {}
     print(f"| machine | figure | paper | sim | sim / paper | agrees (within {AGREE:g}×) | source |")
     print("|---|---|---:|---:|---:|---|---|")

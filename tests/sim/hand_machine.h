@@ -1,5 +1,5 @@
 /* hand_machine.h — the skeleton of a hand-made machine for the simulator's tests (test_model.c,
- * test_contention.c): named levels with their counts, 64-byte lines, a 1 GHz clock, fixed layers only
+ * test_contention.c, test_delay.c): named levels with their counts, 64-byte lines, a 1 GHz clock, fixed layers only
  * (no interconnect coordinates) and no directory occupancy. The caller adds its layers and pair table. */
 #ifndef AG_TEST_HAND_MACHINE_H
 #define AG_TEST_HAND_MACHINE_H
@@ -25,6 +25,27 @@ static inline struct sim_machine hand_machine(unsigned nlevels, const char *cons
     m.ghz = 1;
     m.attach = -1;
     m.dir_level = -1;
+    return m;
+}
+
+/* Two cores of two SMT threads (threads 0-1 and 2-3 are siblings): a hit 2 ns, a transfer between
+ * siblings 2 ns and between the cores 20 ns (α 0.5), atomics 4 ns more; `share` is coherence.smt_issue's. */
+static inline struct sim_machine hand_smt_machine(double share)
+{
+    static const char *const lv[] = { "socket", "cluster", "core", "smt" };
+    static const unsigned cnt[] = { 1, 1, 2, 2 };
+    static unsigned char p4[16];
+    struct sim_machine m = hand_machine(4, lv, cnt);
+    m.nlayers = 3;
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0, 0 };
+    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5, 0 };
+    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5, 0 };
+    for (unsigned a = 0; a < 4; a++)
+        for (unsigned b = 0; b < 4; b++)
+            p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;
+    m.pair = p4;
+    m.atomic_extra_ns = 4;
+    m.smt_share = share;
     return m;
 }
 

@@ -128,29 +128,9 @@ static void three_leg(void)
          median(&plain, "dissemination", 4));
 }
 
-/* threads 0-1 and 2-3 are SMT siblings (hand(1, 1, 2) with two threads per core) */
-static struct sim_machine smt_machine(double share)
-{
-    static const char *const lv[] = { "socket", "cluster", "core", "smt" };
-    static const unsigned cnt[] = { 1, 1, 2, 2 };
-    static unsigned char p4[16];
-    struct sim_machine m = hand_machine(4, lv, cnt);
-    m.nlayers = 3;
-    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0, 0 };
-    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5, 0 };
-    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5, 0 };
-    for (unsigned a = 0; a < 4; a++)
-        for (unsigned b = 0; b < 4; b++)
-            p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;
-    m.pair = p4;
-    m.atomic_extra_ns = 4;
-    m.smt_share = share;
-    return m;
-}
-
 static void smt(void)
 {
-    struct sim_machine m = smt_machine(1);
+    struct sim_machine m = hand_smt_machine(1);
     struct sim_opts o = { .m = &m, .n = 4 };
     struct part parts[4];
     struct sim s;
@@ -180,7 +160,7 @@ static void smt(void)
                              .seed = 1 };
     struct sim_opts pause = spin;
     pause.paused = 1;
-    struct sim_machine none = smt_machine(0);
+    struct sim_machine none = hand_smt_machine(0);
     struct sim_opts plain = spin;
     plain.m = &none;
     struct sim_result a, b, c;
