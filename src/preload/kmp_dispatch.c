@@ -14,8 +14,10 @@
  * timing under libomp too. The last-iteration flag (lastprivate) is set for the chunk holding the last
  * iteration. A team of n >= 2 shares one counter per loop instance in its ag_team_loops (loops.h: the
  * ring of slots and why instance numbers agree); a team of one takes the whole range at once.
+ * Static kinds reach the dispatcher too (schedule(runtime) with a static run-sched-var, the default):
+ * each thread computes its chunks as libomp splits them (served_kind).
  * Left to libomp: ordered loops (their kinds differ, and __kmpc_dispatch_fini_* goes with them),
- * static kinds through the dispatcher, simd kinds, trip counts of 2^64, threads outside any region the
+ * static kinds when KMP_SCHEDULE is set, simd kinds, trip counts of 2^64, threads outside any region the
  * OMPT callbacks delivered, and everything with KMP_CONSISTENCY_CHECK, OMP_CANCELLATION=true (a
  * cancelled loop is left before its counter is exhausted) or ANDGATE_OMP_LOOPS=0.
  */
@@ -32,14 +34,14 @@
 #include "wait.h"
 
 /* libomp's enum sched_type (kmp.h of the LLVM sources) and omp_sched_t (omp.h) */
-enum { SCHED_DYNAMIC = 35, SCHED_GUIDED = 36, SCHED_RUNTIME = 37, SCHED_AUTO = 38, SCHED_GUIDED_ITER = 42,
-       SCHED_GUIDED_ANALYTICAL = 43 };
+enum { SCHED_STATIC_CHUNKED = 33, SCHED_STATIC = 34, SCHED_DYNAMIC = 35, SCHED_GUIDED = 36, SCHED_RUNTIME = 37,
+       SCHED_AUTO = 38, SCHED_GUIDED_ITER = 42, SCHED_GUIDED_ANALYTICAL = 43 };
 #define SCHED_MODIFIERS ((1 << 29) | (1 << 30)) /* monotonic, nonmonotonic: both allow any hand-out order */
-enum { OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 };
+enum { OMP_SCHED_STATIC = 1, OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 };
 #define OMP_SCHED_MONOTONIC 0x80000000u
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int serving;
+static int serving, serving_static;
 static void (*get_schedule)(int *, int *);
 static _Atomic int told;
 
@@ -49,32 +51,49 @@ static void decide(void)
     const char *check = getenv("KMP_CONSISTENCY_CHECK");
     int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
     *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
+    const char *split = getenv("KMP_SCHEDULE"); /* may select libomp's "greedy" static split */
     serving = env->enabled && env->omp && env->omp_loops && !(check && *check) && cancellation && !cancellation() &&
               get_schedule;
+    serving_static = serving && !(split && *split);
 }
 
-/* How the shim hands out this loop's chunks: SCHED_DYNAMIC or SCHED_GUIDED (*chunk: the chunk, or the
- * smallest one), or 0: libomp does. */
+/* How the shim hands out this loop's chunks (loops.h: AG_LOOP_*; *chunk: the chunk, or the smallest
+ * one), or -1: libomp does. Static kinds reach the dispatcher through schedule(runtime) (OMP_SCHEDULE
+ * unset means static) and are split as kmp_loop.c splits static loops, which is libomp's split for them
+ * too (its owner of every iteration, checked by tests/omp_static.c); left to libomp when KMP_SCHEDULE is
+ * set, as kmp_loop.c does. */
 static int served_kind(int32_t sched, int64_t *chunk)
 {
     switch (sched & ~SCHED_MODIFIERS) {
+    case SCHED_STATIC:
+        return serving_static ? AG_LOOP_STATIC : -1;
+    case SCHED_STATIC_CHUNKED:
+        return serving_static ? AG_LOOP_STATIC_CHUNKED : -1;
     case SCHED_DYNAMIC:
-        return SCHED_DYNAMIC;
+        return AG_LOOP_DYNAMIC;
     case SCHED_GUIDED:
     case SCHED_GUIDED_ITER:
     case SCHED_GUIDED_ANALYTICAL:
     case SCHED_AUTO:
-        return SCHED_GUIDED;
+        return AG_LOOP_GUIDED;
     case SCHED_RUNTIME: { /* clang's chunk argument means nothing here: the ICV carries the chunk */
         int kind = 0, c = 0;
         get_schedule(&kind, &c);
         *chunk = c;
-        kind = (int)((unsigned)kind & ~OMP_SCHED_MONOTONIC);
-        return kind == OMP_SCHED_DYNAMIC ? SCHED_DYNAMIC
-               : kind == OMP_SCHED_GUIDED || kind == OMP_SCHED_AUTO ? SCHED_GUIDED : 0;
+        switch ((unsigned)kind & ~OMP_SCHED_MONOTONIC) {
+        case OMP_SCHED_STATIC:
+            return !serving_static ? -1 : c >= 1 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC;
+        case OMP_SCHED_DYNAMIC:
+            return AG_LOOP_DYNAMIC;
+        case OMP_SCHED_GUIDED:
+        case OMP_SCHED_AUTO:
+            return AG_LOOP_GUIDED;
+        default:
+            return -1;
+        }
     }
     default:
-        return 0;
+        return -1;
     }
 }
 
@@ -91,25 +110,52 @@ static void wait_turn(struct ag_loop_slot *s, uint64_t g)
     }
 }
 
-/* Begin a loop of `trip` iterations in the calling thread's team: 1 when the shim serves it. */
+/* Begin a loop of `trip` iterations in the calling thread's team: 1 when the shim serves it. Static
+ * loops need nothing shared: each thread computes its own chunks, and they take no instance number
+ * (every thread sees the same kind, so all of them skip it alike). */
 static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
 {
-    if (c->n >= 2 && !c->loops)
+    const int shared = kind == AG_LOOP_DYNAMIC || kind == AG_LOOP_GUIDED;
+    if (shared && c->n >= 2 && !c->loops)
         return 0; /* the whole team lacks the state (same entry): libomp for all of them */
     uint64_t ch = chunk < 1 ? 1 : (uint64_t)chunk;
     c->loop = (struct ag_loop_cur){ .active = 1, .trip = trip, .chunk = ch, .lb = lb, .st = st, .n = c->n,
-                                    .guided = kind == SCHED_GUIDED };
+                                    .tid = c->tid, .kind = kind };
     /* fetch-and-add may carry `next` past the trip count by a chunk per thread: only where that
      * cannot wrap; else the compare-and-swap path, which never passes it */
-    c->loop.cas = c->loop.guided || ch > (UINT64_MAX - trip) / (c->n + 1u);
-    if (c->n >= 2) {
+    c->loop.cas = kind == AG_LOOP_GUIDED || ch > (UINT64_MAX - trip) / (c->n + 1u);
+    if (kind == AG_LOOP_STATIC_CHUNKED)
+        c->loop.own = c->tid; /* this thread's first chunk; then every n-th */
+    if (shared && c->n >= 2) {
         uint64_t g = c->loops->mine[c->tid].begun++;
         c->loop.slot = &c->loops->slot[g % AG_LOOP_SLOTS];
         c->loop.instance = g;
         wait_turn(c->loop.slot, g);
     }
     if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
-        ag_preload_verbose("andgate-preload: libomp's dynamic, guided and auto loops handed out by the shim\n");
+        ag_preload_verbose("andgate-preload: libomp's dynamic, guided, auto and runtime loops handed out by the shim\n");
+    return 1;
+}
+
+/* Static chunks: schedule(static), trip / n iterations per thread and one more for the first trip % n,
+ * in thread order (one chunk, `own` marks it taken); schedule(static, c): chunks of c dealt round-robin
+ * from thread 0 (`own` is this thread's next chunk). */
+static int take_static(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
+{
+    if (l->kind == AG_LOOP_STATIC) {
+        const uint64_t small = l->trip / l->n, extras = l->trip % l->n;
+        const uint64_t count = small + (l->tid < extras);
+        if (l->own || !count)
+            return 0;
+        l->own = 1;
+        *first = l->tid * small + (l->tid < extras ? l->tid : extras), *end = *first + count;
+        return 1;
+    }
+    if (!l->trip || l->own > (l->trip - 1) / l->chunk)
+        return 0; /* no chunk starts at own * chunk (tested before multiplying: no wrap) */
+    *first = l->own * l->chunk;
+    *end = l->trip - *first > l->chunk ? *first + l->chunk : l->trip;
+    l->own += l->n;
     return 1;
 }
 
@@ -117,6 +163,8 @@ static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, 
  * Relaxed: the counter orders nothing but itself; the loop's barrier orders the iterations' data. */
 static int take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
 {
+    if (l->kind == AG_LOOP_STATIC || l->kind == AG_LOOP_STATIC_CHUNKED)
+        return take_static(l, first, end);
     if (!l->slot) { /* a team of one */
         if (l->own >= l->trip)
             return 0;
@@ -136,7 +184,7 @@ static int take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
         if (i >= l->trip)
             return 0;
         uint64_t rest = l->trip - i;
-        c = l->guided ? rest / (2u * l->n) : 0; /* guided: half the even share of what is left */
+        c = l->kind == AG_LOOP_GUIDED ? rest / (2u * l->n) : 0; /* guided: half the even share of what is left */
         if (c < l->chunk)
             c = l->chunk;
         if (c > rest)
@@ -197,8 +245,8 @@ static void resolve(void)
     {                                                                                                      \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = chunk;                                                                                \
-        int kind = c && st != 0 ? served_kind(sched, &ch) : 0;                                             \
-        if (kind) {                                                                                        \
+        int kind = c && st != 0 ? served_kind(sched, &ch) : -1;                                            \
+        if (kind >= 0) {                                                                                   \
             const int up = st > 0;                                                                         \
             const U range = up ? (U)ub - (U)lb : (U)lb - (U)ub, step = up ? (U)st : (U)0 - (U)st;          \
             const int none = up ? ub < lb : lb < ub;                                                       \

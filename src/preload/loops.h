@@ -38,15 +38,18 @@ struct ag_team_loops {
  * memory. Freed with free(). */
 struct ag_team_loops *ag_team_loops_new(unsigned n);
 
+/* How a loop's chunks are handed out (kmp_dispatch.c) */
+enum { AG_LOOP_DYNAMIC, AG_LOOP_GUIDED, AG_LOOP_STATIC, AG_LOOP_STATIC_CHUNKED };
+
 /* A thread's dynamically scheduled loop in progress (in its team context, one per nesting level). */
 struct ag_loop_cur {
     int active;                /* 1: the shim serves this loop's chunks; 0: libomp does */
-    struct ag_loop_slot *slot; /* NULL: a team of one, the counter is `own` */
+    struct ag_loop_slot *slot; /* NULL: a team of one or a static loop; the counter is `own` */
     uint64_t instance, trip, chunk, own;
     uint64_t lb;               /* the first iteration's value, as the unsigned twin of the loop's type */
     int64_t st;                /* the increment */
-    unsigned n;
-    int guided;
+    unsigned n, tid;
+    int kind;                  /* AG_LOOP_* */
     int cas;                   /* hand out by compare-and-swap (guided, or fetch-and-add could wrap) */
 };
 
