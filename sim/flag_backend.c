@@ -166,6 +166,19 @@ static int poll(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, struct li
     }
 }
 
+/* The running participant waits on flag i of line l from t0 (its policy's budgets count from there):
+ * on the line's waiter list until a store wakes it (sim_wake_line). */
+static struct part *park(struct sim *s, struct line *l, uint32_t i, double t0)
+{
+    struct part *p = &s->part[s->cur];
+    p->wait_t0 = t0;
+    p->wait_slot = i;
+    p->state = WAITING;
+    p->next_waiter = l->waiters;
+    l->waiters = (int)s->cur;
+    return p;
+}
+
 int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {
     (void)deadline; /* virtual time has no deadlines */
@@ -176,12 +189,7 @@ int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t dea
         int rc = poll(f, i, cond, v, &l);
         if (rc != POLL_PARK)
             return rc;
-        struct part *p = &s->part[s->cur];
-        p->wait_t0 = t0;
-        p->wait_slot = i;
-        p->state = WAITING;
-        p->next_waiter = l->waiters;
-        l->waiters = (int)s->cur;
+        struct part *p = park(s, l, i, t0);
         if (s->os) /* a waiter that does not spin gives its hardware thread away (policy.c refuses spinning) */
             sim_os_leave(s, p->clock + s->m->os_ns[s->o->yield_ns > 0 ? SIM_OS_YIELD : SIM_OS_FUTEX_WAIT]);
         sim_yield(s);
@@ -215,11 +223,7 @@ int sim_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_
             return rc;
         if (p->clock >= until)
             break;
-        p->wait_t0 = p->clock;
-        p->wait_slot = i;
-        p->state = WAITING;
-        p->next_waiter = l->waiters;
-        l->waiters = (int)s->cur;
+        park(s, l, i, p->clock);
         p->lead_from = p->clock;
         p->lead_until = p->clock = until;
         sim_ready_push(s, (int)s->cur);

@@ -154,12 +154,6 @@ static int complete(struct ag_mpi_barrier *b, uint64_t e, const struct timespec 
     return b->node_index == 0 ? AG_SERIAL : 0;
 }
 
-int ag_mpi_gate_check_deadline(const struct timespec *dl)
-{
-    uint64_t ns;
-    return ag_deadline_ns(dl, &ns);
-}
-
 int ag_mpi_gate_depart(struct ag_mpi_barrier *b, unsigned tid, ag_token_t tok, const struct timespec *dl)
 {
     struct ag_mpi_gate *g = b->gate;

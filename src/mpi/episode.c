@@ -23,6 +23,7 @@
  * leader that sees its node broken tells the other leaders (inter.c), whose polling breaks their nodes. */
 #include <errno.h>
 
+#include "internal.h" /* ag_deadline_ns */
 #include "mpi_internal.h"
 
 static int is_leader(const struct ag_mpi_barrier *b, unsigned tid)
@@ -70,7 +71,8 @@ int ag_mpi_barrier_wait_until(ag_mpi_barrier_t *b, unsigned tid, const struct ti
         return EINVAL;
     if (b->gate) {
         ag_token_t tok;
-        if (ag_mpi_gate_check_deadline(dl))
+        uint64_t ns;
+        if (ag_deadline_ns(dl, &ns))
             return EINVAL; /* before arriving: a refused wait leaves nothing behind */
         int rc = ag_mpi_barrier_arrive(b, tid, &tok);
         return rc ? rc : ag_mpi_barrier_depart(b, tid, tok, dl);

@@ -59,7 +59,6 @@ int ag_mpi_gate_make(struct ag_mpi_barrier *b);
 void ag_mpi_gate_free(struct ag_mpi_barrier *b);
 int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, unsigned tid, ag_token_t *tok);
 int ag_mpi_gate_depart(struct ag_mpi_barrier *b, unsigned tid, ag_token_t tok, const struct timespec *dl);
-int ag_mpi_gate_check_deadline(const struct timespec *dl); /* 0, or EINVAL when malformed */
 int ag_mpi_gate_describe(const struct ag_mpi_barrier *b, char *buf, size_t len); /* the gate's wait policy */
 /* Whether this node is broken: the gate's flag with the completion step, else NB's. */
 int ag_mpi_node_broken(const struct ag_mpi_barrier *b);
