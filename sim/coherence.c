@@ -27,12 +27,12 @@ static double cost(const struct sim *s, unsigned p, unsigned q, const struct lin
 }
 
 /* A line transfer to participant p from q: a spinning waiter's re-read in a hand-off costs the layer's
- * latency (what a ping-pong measures); any other transfer — a read or an atomic by a thread that was not
- * polling the line — the layer's cold transfer where the machine gives one (README, "Cold transfers"). */
-static double xfer(const struct sim *s, unsigned p, unsigned q, const struct line *l, int cold)
+ * latency (what a ping-pong measures), or its paused_transfer if it polled with pause and the machine
+ * gives one (README, "Paused hand-offs"); any other transfer — a read or an atomic by a thread that was
+ * not polling the line — the layer's cold transfer where the machine gives one ("Cold transfers"). */
+static double xfer(const struct sim *s, unsigned p, unsigned q, const struct line *l, enum sim_xfer how)
 {
-    double c = cost(s, p, q, l);
-    return cold ? c + sim_machine_cold_delta(s->m, s->part[p].hw, s->part[q].hw) : c;
+    return cost(s, p, q, l) + sim_machine_xfer_delta(s->m, s->part[p].hw, s->part[q].hw, how);
 }
 
 /* The time a line transfer from participant q to the running participant, issued at t, starts: after
@@ -116,23 +116,23 @@ static void drop_copies(struct line *l)
 /* A read miss by the running participant starting at t: the time the line arrives, from the owner, or
  * from the copy that can deliver it first (a copy still on its way supplies only after it arrived),
  * or at first touch from the home. The reader then shares the line; an owner keeps a shared copy. */
-static double read_miss(struct sim *s, struct line *l, double t, int cold)
+static double read_miss(struct sim *s, struct line *l, double t, enum sim_xfer how)
 {
     unsigned me = s->cur;
     double done;
     if (l->owner >= 0) {
-        done = link_start(s, (unsigned)l->owner, t) + xfer(s, me, (unsigned)l->owner, l, cold);
+        done = link_start(s, (unsigned)l->owner, t) + xfer(s, me, (unsigned)l->owner, l, how);
         add_copy(l, (unsigned)l->owner, l->busy_until);
         l->owner = -1;
     } else if (l->ncp) { /* the supplier that would deliver first; then its transfer queues at the links */
         double best = -1, from = t;
         unsigned q = 0;
         for (unsigned k = 0; k < l->ncp; k++) {
-            double f = l->cp[k].ready > t ? l->cp[k].ready : t, d = f + xfer(s, me, l->cp[k].p, l, cold);
+            double f = l->cp[k].ready > t ? l->cp[k].ready : t, d = f + xfer(s, me, l->cp[k].p, l, how);
             if (best < 0 || d < best)
                 best = d, from = f, q = l->cp[k].p;
         }
-        done = link_start(s, q, from) + xfer(s, me, q, l, cold);
+        done = link_start(s, q, from) + xfer(s, me, q, l, how);
     } else {
         done = t + first_touch(s, l);
     }
@@ -150,7 +150,7 @@ void sim_charge_read(struct sim *s, uint32_t i)
 {
     struct line *l = &s->lines[i / s->line_slots];
     struct part *p = &s->part[s->cur];
-    int cold = !p->spin_woken; /* only the first read after a spinning wake-up is a hand-off's */
+    enum sim_xfer how = p->spin_woken; /* only the first read after a spinning wake-up is a hand-off's */
     p->spin_woken = 0;
     assign_home(s, l);
     double t = start_at(s, l);
@@ -174,7 +174,7 @@ void sim_charge_read(struct sim *s, uint32_t i)
         s->res->traffic.reads_local++;
         return;
     }
-    p->clock = read_miss(s, l, sim_dir_take(s, l, t, 0), cold);
+    p->clock = read_miss(s, l, sim_dir_take(s, l, t, 0), how);
     s->res->traffic.reads_remote++;
 }
 
@@ -219,9 +219,9 @@ static double ownership(struct sim *s, struct line *l, double t, int streaming)
         c = others ? inval : hit(s);            /* an upgrade: only the other copies to invalidate */
     else if (l->owner >= 0) /* held Modified by one core: it forwards the line and drops its copy in one
                              * transfer (a CAS hand-off costs about a load from a modified line) */
-        c = link_start(s, (unsigned)l->owner, t) - t + xfer(s, me, (unsigned)l->owner, l, 1);
+        c = link_start(s, (unsigned)l->owner, t) - t + xfer(s, me, (unsigned)l->owner, l, SIM_XFER_COLD);
     else {                                      /* data from the nearest copy while the others are invalidated */
-        double data = read_miss(s, l, t, 1) - t;
+        double data = read_miss(s, l, t, SIM_XFER_COLD) - t;
         c = data > inval ? data : inval;
     }
     s->res->traffic.invalidations += others;

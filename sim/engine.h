@@ -87,8 +87,9 @@ struct sim_opts {
     double lead_ns;            /* hybrid's lead_ns: a group leader (flag_wait_lead) spins this long, keeping its
                                 * hardware thread, before the policy above (flag_backend.c, sim_wait_lead) */
     int streaming;             /* plain stores write whole lines without reading them (003 §2) */
-    int paused;                /* spinning waiters pause (--wait pause): they leave their core's issue to
-                                * their SMT siblings (003 §2's delay instruction halts fetch and issue) */
+    int paused;                /* spinning waiters pause (--wait pause, and a hybrid's spin phase): they leave
+                                * their core's issue to their SMT siblings (003 §2's delay instruction halts
+                                * fetch and issue), and a hand-off's re-read costs coherence.paused_transfer */
     double delay_ns;           /* > 0 (--wait pause:delay_ns=N, paused = 0): a spinning waiter polls every
                                 * self-layer hit + delay_ns of its own clock (poll_delay.c): it notices a
                                 * store at its next poll and takes that hit's share of its core's issue */

@@ -38,8 +38,9 @@ struct part {
     double lead_until;    /* a group leader's lead spin (sim_wait_lead): it keeps its hardware thread and sits in
                            * the ready set keyed at this time (its timer), 0: not in one */
     double lead_from;     /* its clock when the lead spin began */
-    int spin_woken;       /* woken by a store while it spun: its next read is a hand-off's re-read (the
-                           * layer latency); any other transfer to it is cold (coherence.c) */
+    int spin_woken;       /* enum sim_xfer: woken by a store while it spun (SPUN, or PAUSED when it polled with
+                           * pause), its next read is a hand-off's re-read; else COLD, any transfer to it is
+                           * cold (coherence.c) */
     double slept;         /* time asleep so far (not CPU time) */
     int serial;           /* hardware barriers: this participant is the episode's last */
     /* the OS model (os_sched.c), with more participants than hardware threads */

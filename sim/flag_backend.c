@@ -30,6 +30,14 @@ static double resume_at(const struct sim *s, const struct part *w, double t, dou
     return t > down - *idle ? t : down - *idle;
 }
 
+/* How a waiter a store finds polling re-reads the line (coherence.c's xfer): a paused poll — pause, a
+ * hybrid's spin phase or lead spin, pause:delay_ns — leaves its loop without the unpaused spinner's
+ * memory-order flush (sim/machines/README.md, "Paused hand-offs"). */
+static enum sim_xfer spun(const struct sim *s)
+{
+    return s->o->paused || s->o->delay_ns > 0 ? SIM_XFER_PAUSED : SIM_XFER_SPUN;
+}
+
 /* A store to slot i became visible: the waiters on its line look again, not before it happened; a
  * sleeper only for a store to its own flag, after the storer's futex_wake. */
 void sim_wake_line(struct sim *s, uint32_t i)
@@ -47,7 +55,7 @@ void sim_wake_line(struct sim *s, uint32_t i)
                 w->lead_until = 0;
                 w->state = RUNNABLE;
                 w->next_waiter = -1;
-                w->spin_woken = 1;
+                w->spin_woken = SIM_XFER_PAUSED; /* the lead spin pauses (flag_wait.c's spin_to) */
                 sim_ready_update(s, q); /* it sits in the ready set at its timer: now earlier */
             } /* else its spin ran out first: its timer runs it on, and its read waits for this store */
             q = next;
@@ -65,7 +73,8 @@ void sim_wake_line(struct sim *s, uint32_t i)
             if (!s->os) /* the OS model counts the time off the CPU itself */
                 w->slept += r + idle - asleep_at;
         }
-        w->spin_woken = asleep_at < 0 && idle == 0; /* it was polling the line, not yielding or asleep */
+        /* it was polling the line, not yielding or asleep: a hand-off's re-read; else a cold one */
+        w->spin_woken = asleep_at < 0 && idle == 0 ? spun(s) : SIM_XFER_COLD;
         sim_os_wake(s, (unsigned)q, r, idle);
         q = next;
     }

@@ -32,6 +32,8 @@ struct sim_layer {
     double cold_ns;     /* $.coherence.cold_transfer[layer]: a line moved to a thread that was not polling it,
                          * measured apart from the latency above, which is a spinning waiter's re-read in a
                          * hand-off (fixed: the cost; noc: the base); 0: not given, the latency */
+    double paused_ns;   /* $.coherence.paused_transfer[layer]: that re-read when the waiter polled with pause
+                         * (no memory-order flush on leaving its loop); 0: not given, the latency */
 };
 
 /* A link class (sim/machines/README.md, "Link occupancy"): every unit of `level` has an out port and an
@@ -118,9 +120,12 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
  * home -> owner -> requester, each leg priced as half of what its layer adds to the in-node base;
  * otherwise sim_machine_cost. */
 double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b, unsigned node);
-/* What a transfer to a from b costs beyond sim_machine_cost when a was not spinning on the line: the
- * layer's cold_transfer minus its latency, 0 where the machine gives none. */
-double sim_machine_cold_delta(const struct sim_machine *m, unsigned a, unsigned b);
+/* How a line transfer reaches its receiver (coherence.c): it was not polling the line (cold), or it is
+ * the re-read of a waiter a store woke while it spun, without or with pause. */
+enum sim_xfer { SIM_XFER_COLD, SIM_XFER_SPUN, SIM_XFER_PAUSED };
+/* What a transfer to a from b costs beyond sim_machine_cost for its kind: the layer's cold_transfer or
+ * paused_transfer minus its latency, 0 for a plain spinner's re-read or where the machine gives none. */
+double sim_machine_xfer_delta(const struct sim_machine *m, unsigned a, unsigned b, enum sim_xfer how);
 /* The α weight of invalidating b's copy on behalf of a. */
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b);
 /* The attach unit of hardware thread hw (0 when the machine has no interconnect coordinates). */

@@ -69,10 +69,11 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
     return y->ns + hops * m->hop_ns;
 }
 
-double sim_machine_cold_delta(const struct sim_machine *m, unsigned a, unsigned b)
+double sim_machine_xfer_delta(const struct sim_machine *m, unsigned a, unsigned b, enum sim_xfer how)
 {
     const struct sim_layer *y = &m->layer[m->pair[(size_t)a * m->threads + b]];
-    return y->cold_ns > 0 ? y->cold_ns - y->ns : 0;
+    double given = how == SIM_XFER_COLD ? y->cold_ns : how == SIM_XFER_PAUSED ? y->paused_ns : 0;
+    return given > 0 ? given - y->ns : 0;
 }
 
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b)

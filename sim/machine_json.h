@@ -28,7 +28,7 @@ int ld_quantity(struct ld *l, json_t *q, const char *path, const char *want, dou
 int ld_devices(struct ld *l);
 int ld_os(struct ld *l);
 /* $.coherence.cold_transfer (optional), per layer id, after the layers are loaded. */
-int ld_cold_transfer(struct ld *l, json_t *coherence);
+int ld_transfer_times(struct ld *l, json_t *coherence); /* cold_transfer, paused_transfer */
 /* machine_contention.c: $.interconnect.links, $.coherence.three_leg and smt_issue. 0, or -1 after a refusal. */
 int ld_contention(struct ld *l);
 

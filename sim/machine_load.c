@@ -340,7 +340,7 @@ static int load_coherence(struct ld *l)
     json_t *at = ld_member(l, co, "$.coherence", "atomic", JSON_OBJECT);
     if (!at || ld_quantity(l, json_object_get(at, "extra"), "$.coherence.atomic.extra", "time", &m->atomic_extra_ns))
         return -1;
-    if (load_occupancy(l, json_object_get(co, "occupancy")) || ld_cold_transfer(l, co))
+    if (load_occupancy(l, json_object_get(co, "occupancy")) || ld_transfer_times(l, co))
         return -1;
     json_t *home = json_object_get(co, "home");
     if (home) {

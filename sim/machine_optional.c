@@ -1,7 +1,9 @@
 /* machine_optional.c — the optional sections of a machine description: $.devices (the hardware barrier
  * devices of sim/hw read their quantities later), $.os (the OS's costs for a sleeping waiter, written
- * by `andgate info --measure`) and $.coherence.cold_transfer (a line moved to a thread that was not
- * polling it, measured apart from the hand-off that the layer latency is). All checked whole at load, like every other number. */
+ * by `andgate info --measure`), $.coherence.cold_transfer (a line moved to a thread that was not
+ * polling it, measured apart from the hand-off that the layer latency is) and $.coherence.paused_transfer
+ * (a hand-off's re-read by a waiter that polled with pause). All checked whole at load, like every other number. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,26 +69,35 @@ int ld_os(struct ld *l)
     return 0;
 }
 
-/* $.coherence.cold_transfer (optional): {layer id: time}, a line transfer to a thread that was not polling
- * the line (sim/machines/README.md, "Cold transfers"); a layer it does not name keeps its latency. */
-int ld_cold_transfer(struct ld *l, json_t *co)
+/* $.coherence.cold_transfer and $.coherence.paused_transfer (optional): {layer id: time} each, a line
+ * transfer to a thread that was not polling the line, and a hand-off's re-read by a waiter that polled it
+ * with pause (sim/machines/README.md, "Cold transfers", "Paused hand-offs"); a layer a key does not name
+ * keeps its latency for that kind of transfer. */
+static int ld_layer_times(struct ld *l, json_t *co, const char *key, size_t field)
 {
-    json_t *ct = json_object_get(co, "cold_transfer"), *q;
-    const char *key;
+    json_t *ct = json_object_get(co, key), *q;
+    const char *id;
     if (!ct)
         return 0;
     if (!json_is_object(ct))
-        return ld_bad(l, "$.coherence.cold_transfer: must be an object of time quantities by layer id");
-    json_object_foreach(ct, key, q) {
+        return ld_bad(l, "$.coherence.%s: must be an object of time quantities by layer id", key);
+    json_object_foreach(ct, id, q) {
         char p[160];
-        int k = sim_machine_layer(l->m, key);
-        snprintf(p, sizeof p, "$.coherence.cold_transfer.%s", key);
+        int k = sim_machine_layer(l->m, id);
+        snprintf(p, sizeof p, "$.coherence.%s.%s", key, id);
         if (k < 0)
             return ld_bad(l, "%s: not a layer id of $.latency_layers", p);
-        if (ld_quantity(l, q, p, "time", &l->m->layer[k].cold_ns))
+        double *v = (double *)((char *)&l->m->layer[k] + field);
+        if (ld_quantity(l, q, p, "time", v))
             return -1;
-        if (l->m->layer[k].cold_ns <= 0) /* 0 stands for "not given" (machine.h) */
+        if (*v <= 0) /* 0 stands for "not given" (machine.h) */
             return ld_bad(l, "%s.value: must be positive", p);
     }
     return 0;
+}
+
+int ld_transfer_times(struct ld *l, json_t *co)
+{
+    return ld_layer_times(l, co, "cold_transfer", offsetof(struct sim_layer, cold_ns)) ||
+           ld_layer_times(l, co, "paused_transfer", offsetof(struct sim_layer, paused_ns));
 }

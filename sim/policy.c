@@ -34,8 +34,9 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
                  m->name, m->threads);
         return -1;
     }
-    /* pause without a delay: halted issue throughout, seen at once; with one, polls every hit + delay */
-    so->paused = wp.kind == AG_W_PAUSE && wp.ns == 0;
+    /* pause without a delay, and a hybrid's spin phase (flag_wait.c spins with pause there too): halted
+     * issue throughout, seen at once; with a delay, polls every hit + delay */
+    so->paused = (wp.kind == AG_W_PAUSE && wp.ns == 0) || wp.kind == AG_W_HYBRID;
     so->delay_ns = wp.kind == AG_W_PAUSE ? (double)wp.ns : 0;
     switch (wp.kind) {
     case AG_W_SPIN:

@@ -173,8 +173,8 @@ static void measure_alpha(struct host *hp)
 }
 
 /* each layer's transfers on its first pair that the ping-pong above does not time (measure_transfer.c):
- * a cold transfer (the receiver was not polling the line), written; and the ping-pong with paused spins,
- * only printed (docs/results.md, "andgate sim" (a), says why the model does not use it) */
+ * a cold transfer (the receiver was not polling the line) and the ping-pong with paused spins (written
+ * as the paused re-read: sim/machines/README.md, "Paused hand-offs") */
 static void measure_transfers(struct host *hp)
 {
     char runs[512], pruns[512];
@@ -191,8 +191,8 @@ static void measure_transfers(struct host *hp)
         machine_runs_text(runs, sizeof runs, ly->cold_runs, RUNS);
         machine_runs_text(pruns, sizeof pruns, ly->pp_runs, RUNS);
         printf("  %-14s: %7.2f ns  cold transfer: a load of a line CPU %d modified - a load of an owned line; "
-               "runs (ns): %s\n  %-14s  %7.2f ns  one-way, ping-pong with paused spins (not written); runs (ns): %s\n",
-               ly->id, ly->cold_ns, ly->pb[0], runs, "", ly->pp_ns, pruns);
+               "runs (ns): %s\n  %-14s  %7.2f ns  one-way, ping-pong with paused spins (paused re-read %.2f ns); runs (ns): "
+               "%s\n", ly->id, ly->cold_ns, ly->pb[0], runs, "", ly->pp_ns, ly->pp_ns - ly->alpha * ly->ns, pruns);
     }
 }
 

@@ -153,29 +153,51 @@ static void write_layers(FILE *f, const struct host *h, const struct facts *x)
                "model\"\n  },\n");
 }
 
-/* the measured cold transfer per layer (sim/machines/README.md, "Cold transfers"); a layer whose
- * measurement did not resolve (<= 0) is left out and keeps its latency */
-static void write_cold(FILE *f, const struct host *h)
+/* One per-layer transfer object of $.coherence (sim/machines/README.md, "Cold transfers", "Paused
+ * hand-offs"): key, then each layer's value with its source and note; a layer whose measurement did not
+ * resolve (<= 0) is left out and keeps its latency. */
+static void write_transfers(FILE *f, const struct host *h, const char *key,
+                            double (*value)(const struct layer *ly, char *src, char *note))
 {
-    char src[512], note[640], runs[512];
+    char src[512], note[640];
     unsigned n = 0;
-    fprintf(f, "    \"cold_transfer\": {");
+    fprintf(f, "    \"%s\": {", key);
     for (unsigned l = 0; l < h->nlayers; l++) {
         const struct layer *ly = &h->layer[l];
-        if (ly->cold_ns <= 0)
+        double v = value(ly, src, note);
+        if (v <= 0)
             continue;
-        snprintf(src, sizeof src, SRC_MEASURED "a load by CPU %d of a line CPU %d has just modified with nobody "
-                 "polling it, minus a load of a line CPU %d owns, each line on its own page "
-                 "(tools/measure_transfer.c), median of %d runs of %d trials", ly->pa[0], ly->pb[0], ly->pa[0], RUNS,
-                 UPG_TRIALS);
-        machine_runs_text(runs, sizeof runs, ly->cold_runs, RUNS);
-        snprintf(note, sizeof note, "any transfer to a thread that was not polling the line, e.g. a fetch-and-add on "
-                 "a counter the other CPU incremented; the layer latency (%.2f ns) is a spinning waiter's re-read in a "
-                 "hand-off; runs (ns): %s", ly->ns, runs);
         fprintf(f, "%s\n      \"%s\": ", n++ ? "," : "", ly->id);
-        qty(f, ly->cold_ns, "ns", src, note);
+        qty(f, v, "ns", src, note);
     }
     fprintf(f, "%s},\n", n ? "\n    " : "");
+}
+
+/* the cold transfer: a load of a line the other CPU modified while nobody polled it */
+static double cold_value(const struct layer *ly, char *src, char *note)
+{
+    char runs[512];
+    snprintf(src, 512, SRC_MEASURED "a load by CPU %d of a line CPU %d has just modified with nobody polling it, minus a "
+             "load of a line CPU %d owns, each line on its own page (tools/measure_transfer.c), median of %d runs of %d "
+             "trials", ly->pa[0], ly->pb[0], ly->pa[0], RUNS, UPG_TRIALS);
+    machine_runs_text(runs, sizeof runs, ly->cold_runs, RUNS);
+    snprintf(note, 640, "any transfer to a thread that was not polling the line, e.g. a fetch-and-add on a counter the "
+             "other CPU incremented; the layer latency (%.2f ns) is a spinning waiter's re-read in a hand-off; runs "
+             "(ns): %s", ly->ns, runs);
+    return ly->cold_ns;
+}
+
+/* the paused re-read: the paused ping-pong's one-way less the invalidation the model charges (alpha x L) */
+static double paused_value(const struct layer *ly, char *src, char *note)
+{
+    char runs[512];
+    snprintf(src, 512, SRC_MEASURED "one-way time of a ping-pong between CPUs %d and %d whose spin loops pause "
+             "(tools/measure_transfer.c), median of %d runs, minus alpha x L (%.2f ns) as for the layer latency",
+             ly->pa[0], ly->pb[0], RUNS, ly->alpha * ly->ns);
+    machine_runs_text(runs, sizeof runs, ly->pp_runs, RUNS);
+    snprintf(note, 640, "a hand-off's re-read by a waiter that polled with pause (pause, hybrid's spin phase); the "
+             "layer latency (%.2f ns) is an unpaused spinner's; paused one-way runs (ns): %s", ly->ns, runs);
+    return ly->pp_ns - ly->alpha * ly->ns;
 }
 
 /* the measured invalidation weight per layer, the cold transfers and the atomic's extra cost */
@@ -199,7 +221,8 @@ static void write_coherence(FILE *f, const struct host *h, const struct facts *x
     fprintf(f, "%s},\n      \"note\": \"002 §III-B's per-layer RFO weight: a store to a line one other thread "
                "holds costs alpha x L more than a store to an owned line; measured with one sharer\"\n    },\n",
             h->nlayers ? "\n      " : "");
-    write_cold(f, h);
+    write_transfers(f, h, "cold_transfer", cold_value);
+    write_transfers(f, h, "paused_transfer", paused_value);
     fprintf(f, "    \"atomic\": {\n      \"kind\": \"%s\",\n      \"extra\": ", x->atomic_kind);
     snprintf(src, sizeof src, SRC_MEASURED "atomic fetch-and-add (seq_cst, each on the previous one's result) minus a "
              "plain store, per operation over %d back-to-back operations on an owned line on CPU %d, median of %d",

@@ -285,11 +285,12 @@ def _contention_errors(doc, names, known):
             errors.append(f"$.coherence.three_leg.level: '{leg['level']}' is not a topology level")
         if leg["base"] not in known:
             errors.append(f"$.coherence.three_leg.base: layer '{leg['base']}' is not in $.latency_layers")
-    for lid, q in co.get("cold_transfer", {}).items():
-        if lid not in known:
-            errors.append(f"$.coherence.cold_transfer.{lid}: layer '{lid}' is not in $.latency_layers")
-        elif q["unit"] not in TIME_UNITS or q["value"] <= 0:
-            errors.append(f"$.coherence.cold_transfer.{lid}: a positive time (ns or cycles)")
+    for key in ("cold_transfer", "paused_transfer"):
+        for lid, q in co.get(key, {}).items():
+            if lid not in known:
+                errors.append(f"$.coherence.{key}.{lid}: layer '{lid}' is not in $.latency_layers")
+            elif q["unit"] not in TIME_UNITS or q["value"] <= 0:
+                errors.append(f"$.coherence.{key}.{lid}: a positive time (ns or cycles)")
     smt = co.get("smt_issue")
     if smt and not (smt["share"]["unit"] == "ratio" and 0 <= smt["share"]["value"] <= 1):
         errors.append("$.coherence.smt_issue.share: a ratio in [0, 1]")

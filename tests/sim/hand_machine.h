@@ -37,9 +37,9 @@ static inline struct sim_machine hand_smt_machine(double share)
     static unsigned char p4[16];
     struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 3;
-    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0, 0 };
-    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5, 0 };
-    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5, 0 };
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0, 0, 0 };
+    m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5, 0, 0 };
+    m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5, 0, 0 };
     for (unsigned a = 0; a < 4; a++)
         for (unsigned b = 0; b < 4; b++)
             p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;

@@ -120,6 +120,14 @@ cases = [
      "$.coherence.smt_issue.share.value: 2 is not in [0, 1]"),
     ("legnoc", "knl7210", "d['coherence']['three_leg'] = {'level': 'tile', 'home': 'hash', 'base': 'tile'}",
      "$.coherence.three_leg: for machines of fixed layers"),
+    # issue 12: the host's cold and paused transfers (andgate info --measure writes them; others may too)
+    ("coldlayer", "kunpeng920", "d['coherence']['cold_transfer'] = {'L9': {'value': 5, 'unit': 'ns', 'source': 'assumed: a test'}}",
+     "$.coherence.cold_transfer.L9: not a layer id of $.latency_layers"),
+    ("pausedzero", "kunpeng920",
+     "d['coherence']['paused_transfer'] = {d['latency_layers'][1]['id']: {'value': 0, 'unit': 'ns', 'source': 'assumed: a test'}}",
+     ".value: must be positive"),
+    ("pausedarr", "phytium2000", "d['coherence']['paused_transfer'] = [30]",
+     "$.coherence.paused_transfer: must be an object of time quantities by layer id"),
 ]
 with open(out / "cases.txt", "w") as f:
     for name, machine, stmt, want in cases:

@@ -14,7 +14,10 @@
  *      last arrival's fetch-and-add on the counter the other thread incremented (cold), the release's
  *      invalidation and the spinning waiter's re-read (the layer latency) — gets cheaper by exactly the
  *      layer latency minus the cold transfer; dissemination's critical path is the partner's re-read, the
- *      same with and without.
+ *      same with and without;
+ *   5. paused hand-offs (coherence.paused_transfer): with pause, central's one (the release) and the
+ *      tournament's two (arrival, wake-up) hand-offs per 2-thread episode get cheaper by the layer latency
+ *      minus the paused transfer each; spinning without pause they cost the latency.
  * The machines are hand-made (fixed layers), so the expected values follow from their numbers alone. */
 #include <stdio.h>
 #include <string.h>
@@ -51,10 +54,10 @@ static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cor
     const unsigned cnt[] = { sockets, clusters, cores, 1 };
     struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 4;
-    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0, 0 };
-    m.layer[1] = (struct sim_layer){ "cluster", SIM_PATH_FIXED, 10.0, 0.5, 0 };
-    m.layer[2] = (struct sim_layer){ "socket", SIM_PATH_FIXED, 30.0, 0.5, 0 };
-    m.layer[3] = (struct sim_layer){ "remote", SIM_PATH_FIXED, 50.0, 0.5, 0 };
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0, 0, 0 };
+    m.layer[1] = (struct sim_layer){ "cluster", SIM_PATH_FIXED, 10.0, 0.5, 0, 0 };
+    m.layer[2] = (struct sim_layer){ "socket", SIM_PATH_FIXED, 30.0, 0.5, 0, 0 };
+    m.layer[3] = (struct sim_layer){ "remote", SIM_PATH_FIXED, 50.0, 0.5, 0, 0 };
     unsigned per_cluster = cores, per_socket = clusters * cores;
     for (unsigned a = 0; a < m.threads; a++)
         for (unsigned b = 0; b < m.threads; b++)
@@ -66,9 +69,9 @@ static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cor
     return m;
 }
 
-static double median(const struct sim_machine *m, const char *algo, unsigned n)
+static double run_median(const struct sim_machine *m, const char *algo, unsigned n, int paused)
 {
-    struct sim_opts o = { .m = m, .algo = algo, .pin = "compact", .n = n, .episodes = 50, .seed = 1 };
+    struct sim_opts o = { .m = m, .algo = algo, .pin = "compact", .n = n, .episodes = 50, .seed = 1, .paused = paused };
     struct sim_result r;
     if (sim_run(&o, &r) != 0) {
         failures++, checks++;
@@ -76,6 +79,11 @@ static double median(const struct sim_machine *m, const char *algo, unsigned n)
         return -1;
     }
     return r.median_ns;
+}
+
+static double median(const struct sim_machine *m, const char *algo, unsigned n)
+{
+    return run_median(m, algo, n, 0);
 }
 
 static void links(void)
@@ -177,14 +185,31 @@ static void cold(void)
 {
     struct sim_machine plain = hand(1, 1, 2), m = hand(1, 1, 2); /* two cores of one cluster: 10 ns, α 0.5 */
     m.layer[1].cold_ns = 4;
-    near("cold delta inside the cluster", sim_machine_cold_delta(&m, 0, 1), 4 - 10);
-    near("no cold delta for a hit", sim_machine_cold_delta(&m, 0, 0), 0);
-    near("no cold delta where none is given", sim_machine_cold_delta(&plain, 0, 1), 0);
+    near("cold delta inside the cluster", sim_machine_xfer_delta(&m, 0, 1, SIM_XFER_COLD), 4 - 10);
+    near("no cold delta for a hit", sim_machine_xfer_delta(&m, 0, 0, SIM_XFER_COLD), 0);
+    near("no cold delta where none is given", sim_machine_xfer_delta(&plain, 0, 1, SIM_XFER_COLD), 0);
+    near("a cold transfer is not a paused hand-off", sim_machine_xfer_delta(&m, 0, 1, SIM_XFER_PAUSED), 0);
     near("central: only the fetch-and-add's transfer is cold", median(&plain, "central", 2) - median(&m, "central", 2),
          10 - 4);
     near("ticket likewise", median(&plain, "ticket", 2) - median(&m, "ticket", 2), 10 - 4);
     near("dissemination: the partner's re-read sets the episode", median(&m, "dissemination", 2),
          median(&plain, "dissemination", 2));
+}
+
+/* A paused hand-off: with pause, a woken waiter's re-read costs the layer's paused_transfer instead of its
+ * latency; spinning without pause, and every cold transfer, are unchanged. */
+static void paused(void)
+{
+    struct sim_machine plain = hand(1, 1, 2), m = hand(1, 1, 2);
+    m.layer[1].paused_ns = 6;
+    near("paused delta inside the cluster", sim_machine_xfer_delta(&m, 0, 1, SIM_XFER_PAUSED), 6 - 10);
+    near("a plain spinner's re-read costs the latency", sim_machine_xfer_delta(&m, 0, 1, SIM_XFER_SPUN), 0);
+    near("central, pausing: the release's re-read is paused",
+         run_median(&plain, "central", 2, 1) - run_median(&m, "central", 2, 1), 10 - 6);
+    near("tournament, pausing: arrival and wake-up, two paused re-reads",
+         run_median(&plain, "tournament", 2, 1) - run_median(&m, "tournament", 2, 1), 2 * (10 - 6));
+    near("tournament, spinning without pause: unchanged", run_median(&m, "tournament", 2, 0),
+         run_median(&plain, "tournament", 2, 0));
 }
 
 int main(void)
@@ -193,6 +218,7 @@ int main(void)
     three_leg();
     smt();
     cold();
+    paused();
     printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok", failures, checks);
     return failures != 0;
 }

@@ -78,9 +78,9 @@ static struct sim_machine tiny(void)
     static const unsigned cnt[] = { 1, 2, 4, 1 };
     struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 3;
-    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0, 0 };
-    m.layer[1] = (struct sim_layer){ "L0", SIM_PATH_FIXED, 10.0, 0.5, 0 };
-    m.layer[2] = (struct sim_layer){ "L1", SIM_PATH_FIXED, 50.0, 0.25, 0 };
+    m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 1.0, 0, 0, 0 };
+    m.layer[1] = (struct sim_layer){ "L0", SIM_PATH_FIXED, 10.0, 0.5, 0, 0 };
+    m.layer[2] = (struct sim_layer){ "L1", SIM_PATH_FIXED, 50.0, 0.25, 0, 0 };
     m.self_layer = 0;
     m.cache_level = 1;
     for (unsigned a = 0; a < 8; a++)
