@@ -1,5 +1,5 @@
 """Command line: python3 -m andgate_report RESULT.json [--out DIR] [--cdf-threads N] [--summary]
-[--validate] [--csv FILE] [--compare OTHER.json] [--markdown [--method M]]
+[--validate] [--csv FILE] [--compare OTHER.json [--floor]] [--markdown [--method M]]
 
 The file is always validated against schema.json first; an invalid file is refused (its errors printed
 to stderr, exit 1) whatever else was asked. --validate alone prints "valid" and exits 0 for a valid
@@ -49,12 +49,17 @@ def main(argv=None):
     ap.add_argument("--csv", metavar="FILE", help="write one CSV row per result")
     ap.add_argument("--compare", metavar="OTHER", help="print a Markdown table of this file's medians "
                     "against OTHER's (e.g. andgate sim on host against andgate bench) with their ratios")
+    ap.add_argument("--floor", action="store_true", help="with --compare: subtract from each of this file's "
+                    "medians its impl's 1-thread median (the harness's stamps and call path, which a simulated "
+                    "episode does not contain)")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table of the medians of one "
                     "method (--method): a row per impl, a column per thread count; then a table per workload "
                     "(andgate sim --workload records)")
     ap.add_argument("--method", default="latency", choices=("latency", "epcc", "jitter"),
                     help="the method of --markdown's table (default latency)")
     args = ap.parse_args(argv)
+    if args.floor and not args.compare:
+        ap.error("--floor goes with --compare")
 
     doc = _load_valid(args.result, args.validate)
     if doc is None:
@@ -70,7 +75,7 @@ def main(argv=None):
         other = _load_valid(args.compare, False)
         if other is None:
             return 1
-        for line in compare_lines(doc, other):
+        for line in compare_lines(doc, other, args.floor):
             print(line)
     if args.markdown:
         barrier = pivot_lines(doc, args.method)

@@ -8,24 +8,36 @@ def _key(r):
     return (r["impl"], r["threads"], r.get("method", "latency"))
 
 
-def compare_rows(base, other):
+def compare_rows(base, other, floor=False):
     """[(impl, threads, method, base median, other median, other / base)] for barrier results present and
-    ok in both files, in the base file's order (workload records have no barrier median to compare)."""
+    ok in both files, in the base file's order (workload records have no barrier median to compare).
+    With floor, the base median less the base file's median of the same impl and method at 1 thread: what
+    a one-participant episode costs the harness (its two clock stamps, the call and the return), which a
+    simulated episode does not contain; rows at 1 thread, or with no 1-thread result, are left out."""
     theirs = {_key(r): r for r in ok_results(other)}
+    ones = {(r["impl"], r.get("method", "latency")): r["median_ns"] for r in ok_results(base) if r["threads"] == 1}
     rows = []
     for r in ok_results(base):
         o = theirs.get(_key(r))
         if o is None:
             continue
-        ratio = o["median_ns"] / r["median_ns"] if r["median_ns"] > 0 else None
-        rows.append((r["impl"], r["threads"], r.get("method", "latency"), r["median_ns"], o["median_ns"], ratio))
+        a = r["median_ns"]
+        if floor:
+            f = ones.get((r["impl"], r.get("method", "latency")))
+            if r["threads"] == 1 or f is None:
+                continue
+            a -= f
+        ratio = o["median_ns"] / a if a > 0 else None
+        rows.append((r["impl"], r["threads"], r.get("method", "latency"), a, o["median_ns"], ratio))
     return rows
 
 
-def compare_lines(base, other):
+def compare_lines(base, other, floor=False):
     """A Markdown table of compare_rows, with the geometric mean of the ratios."""
-    rows = compare_rows(base, other)
-    head = f"| impl | threads | {base['mode']} median ns | {other['mode']} median ns | {other['mode']} / {base['mode']} |"
+    rows = compare_rows(base, other, floor)
+    less = " less its 1-thread" if floor else ""
+    head = (f"| impl | threads | {base['mode']} median{less} ns | {other['mode']} median ns | "
+            f"{other['mode']} / {base['mode']}{less} |")
     lines = [head, "|---|---:|---:|---:|---:|"]
     for impl, n, _, a, b, q in rows:
         lines.append(f"| {impl} | {n} | {fmt_ns(a)} | {fmt_ns(b)} | {fmt_ratio(q)} |")

@@ -339,6 +339,32 @@ def test_compare_matches_impl_threads_method(tmp_path, capsys):
     assert "| sim / bench |" in out and "| geometric mean | | | | 0.50x |" in out
 
 
+def test_compare_floor_subtracts_the_one_thread_median(tmp_path, capsys):
+    sim = sim_doc()
+    bench = copy.deepcopy(sim)
+    bench["mode"] = "bench"
+    one = copy.deepcopy(bench["results"][0])      # dissemination at 1 thread: 30 ns of harness
+    one["threads"], one["median_ns"] = 1, 30.0
+    bench["results"].append(one)
+    for r in bench["results"][:-1]:
+        r["median_ns"] += 30.0                     # the same 30 ns on top of every episode
+    from andgate_report.compare import compare_rows
+    rows = compare_rows(bench, sim, floor=True)
+    # only the impl with a 1-thread result is compared, and then exactly as the simulation has it
+    assert [(r[0], r[1]) for r in rows] == [("andgate:dissemination:ways=1", 16),
+                                            ("andgate:dissemination:ways=1", 64)]
+    assert all(abs(r[5] - 1.0) < 1e-12 for r in rows)
+    assert all(abs(r[5] - 1.0) > 1e-3 for r in compare_rows(bench, sim) if r[1] > 1)
+    b, s = tmp_path / "b.json", tmp_path / "s.json"
+    b.write_text(json.dumps(bench))
+    s.write_text(json.dumps(sim))
+    assert main([str(b), "--compare", str(s), "--floor"]) == 0
+    assert "| bench median less its 1-thread ns |" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main([str(b), "--floor"])
+    assert e.value.code == 2
+
+
 def test_markdown_pivot(tmp_path, capsys):
     s = tmp_path / "s.json"
     s.write_text(json.dumps(sim_doc()))
