@@ -151,7 +151,7 @@ void sim_charge_read(struct sim *s, uint32_t i)
     struct line *l = &s->lines[i / s->line_slots];
     struct part *p = &s->part[s->cur];
     enum sim_xfer how = p->spin_woken; /* only the first read after a spinning wake-up is a hand-off's */
-    p->spin_woken = 0;
+    p->spin_woken = SIM_XFER_COLD;
     assign_home(s, l);
     double t = start_at(s, l);
     if (s->m->inval_none) {
