@@ -188,11 +188,12 @@ static void measure_transfers(struct host *hp)
             ly->cold_runs[r] = remote[r] - owned[r];
         ly->cold_ns = measure_median(memcpy(tmp, ly->cold_runs, sizeof tmp), RUNS);
         ly->pp_ns = measure_median(memcpy(tmp, ly->pp_runs, sizeof tmp), RUNS);
+        ly->paused_ns = ly->pp_ns - ly->alpha * ly->ns; /* so that alpha x L + paused_ns = the paused one-way */
         machine_runs_text(runs, sizeof runs, ly->cold_runs, RUNS);
         machine_runs_text(pruns, sizeof pruns, ly->pp_runs, RUNS);
         printf("  %-14s: %7.2f ns  cold transfer: a load of a line CPU %d modified - a load of an owned line; "
                "runs (ns): %s\n  %-14s  %7.2f ns  one-way, ping-pong with paused spins (paused re-read %.2f ns); runs (ns): "
-               "%s\n", ly->id, ly->cold_ns, ly->pb[0], runs, "", ly->pp_ns, ly->pp_ns - ly->alpha * ly->ns, pruns);
+               "%s\n", ly->id, ly->cold_ns, ly->pb[0], runs, "", ly->pp_ns, ly->paused_ns, pruns);
     }
 }
 

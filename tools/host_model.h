@@ -45,8 +45,8 @@ struct layer {
     /* measured on pair 0 (measure_transfer.c); <= 0: not resolved, not written */
     double cold_ns, cold_runs[RUNS];     /* a load of a line the other CPU modified while nobody polled it,
                                           * minus a load of an owned line */
-    double pp_ns, pp_runs[RUNS];         /* the ping-pong with paused spins: written as the paused re-read,
-                                          * pp_ns - alpha x L (machine_write.c) */
+    double pp_ns, pp_runs[RUNS];         /* the ping-pong with paused spins, one-way */
+    double paused_ns;                    /* the paused re-read written for the model: pp_ns - alpha x L */
 };
 
 struct host {

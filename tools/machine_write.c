@@ -156,10 +156,11 @@ static void write_layers(FILE *f, const struct host *h, const struct facts *x)
 /* One per-layer transfer object of $.coherence (sim/machines/README.md, "Cold transfers", "Paused
  * hand-offs"): key, then each layer's value with its source and note; a layer whose measurement did not
  * resolve (<= 0) is left out and keeps its latency. */
+enum { SRC_LEN = 512, NOTE_LEN = 640 }; /* the source and note a transfer's value function writes */
 static void write_transfers(FILE *f, const struct host *h, const char *key,
                             double (*value)(const struct layer *ly, char *src, char *note))
 {
-    char src[512], note[640];
+    char src[SRC_LEN], note[NOTE_LEN];
     unsigned n = 0;
     fprintf(f, "    \"%s\": {", key);
     for (unsigned l = 0; l < h->nlayers; l++) {
@@ -177,11 +178,11 @@ static void write_transfers(FILE *f, const struct host *h, const char *key,
 static double cold_value(const struct layer *ly, char *src, char *note)
 {
     char runs[512];
-    snprintf(src, 512, SRC_MEASURED "a load by CPU %d of a line CPU %d has just modified with nobody polling it, minus a "
+    snprintf(src, SRC_LEN, SRC_MEASURED "a load by CPU %d of a line CPU %d has just modified with nobody polling it, minus a "
              "load of a line CPU %d owns, each line on its own page (tools/measure_transfer.c), median of %d runs of %d "
              "trials", ly->pa[0], ly->pb[0], ly->pa[0], RUNS, UPG_TRIALS);
     machine_runs_text(runs, sizeof runs, ly->cold_runs, RUNS);
-    snprintf(note, 640, "any transfer to a thread that was not polling the line, e.g. a fetch-and-add on a counter the "
+    snprintf(note, NOTE_LEN, "any transfer to a thread that was not polling the line, e.g. a fetch-and-add on a counter the "
              "other CPU incremented; the layer latency (%.2f ns) is a spinning waiter's re-read in a hand-off; runs "
              "(ns): %s", ly->ns, runs);
     return ly->cold_ns;
@@ -191,16 +192,16 @@ static double cold_value(const struct layer *ly, char *src, char *note)
 static double paused_value(const struct layer *ly, char *src, char *note)
 {
     char runs[512];
-    snprintf(src, 512, SRC_MEASURED "one-way time of a ping-pong between CPUs %d and %d whose spin loops pause "
+    snprintf(src, SRC_LEN, SRC_MEASURED "one-way time of a ping-pong between CPUs %d and %d whose spin loops pause "
              "(tools/measure_transfer.c), median of %d runs, minus alpha x L (%.2f ns) as for the layer latency",
              ly->pa[0], ly->pb[0], RUNS, ly->alpha * ly->ns);
     machine_runs_text(runs, sizeof runs, ly->pp_runs, RUNS);
-    snprintf(note, 640, "a hand-off's re-read by a waiter that polled with pause (pause, hybrid's spin phase); the "
+    snprintf(note, NOTE_LEN, "a hand-off's re-read by a waiter that polled with pause (pause, hybrid's spin phase); the "
              "layer latency (%.2f ns) is an unpaused spinner's; paused one-way runs (ns): %s", ly->ns, runs);
-    return ly->pp_ns - ly->alpha * ly->ns;
+    return ly->paused_ns;
 }
 
-/* the measured invalidation weight per layer, the cold transfers and the atomic's extra cost */
+/* the measured invalidation weight per layer, the cold and paused transfers and the atomic's extra cost */
 static void write_coherence(FILE *f, const struct host *h, const struct facts *x)
 {
     char src[768], note[768], runs[512];
