@@ -349,6 +349,11 @@ static int predict(const struct ctx *x, const struct all *a, const struct ag_spe
                  x->m->level[a->nc_level]);
         return 1;
     }
+    if ((!strcmp(name, "tournament") || !strcmp(name, "dissemination")) && word_is(sp, "pad", "record")) {
+        snprintf(d, len, "a participant's flags of all rounds in one record: 002 §III-B counts one line per flag; "
+                         "no model of the stores that land on a polled line");
+        return 0;
+    }
     if (!strcmp(name, "tournament")) {
         if (word_is(sp, "wake", "global"))
             return *ns = a->t[T2] + a->t[TG],

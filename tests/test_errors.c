@@ -117,7 +117,7 @@ static void test_specs(void)
     expect_bad("", "auto", "empty algorithm spec");
     expect_bad("dissemination:ways=0", "auto", "bad value '0' for ways; expected an integer in 1..64");
     expect_bad("combining:arity=1", "auto", "bad value '1' for arity; expected an integer in 2..");
-    expect_bad("dissemination:fanin=4", "auto", "unknown key 'fanin'; expected one of: ways, line");
+    expect_bad("dissemination:fanin=4", "auto", "unknown key 'fanin'; expected one of: ways, pad, line");
     expect_bad("central:line=96", "auto", "bad value '96' for line; expected one of 64|128");
     expect_bad("stour:pad=tight", "auto", "expected one of line|packed");
     expect_bad("hybrid:group=socket", "auto", "expected one of core|cache|numa or an integer in 1..");

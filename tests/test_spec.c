@@ -42,6 +42,8 @@ static void test_roundtrips(void)
     for (unsigned i = 0; i < ag_wait_table.n; i++)
         roundtrip(&ag_wait_table, ag_wait_table.get(i)->name);
     roundtrip(&ag_algo_table, "stour:fanin=8,pad=packed,wake=global,line=128");
+    roundtrip(&ag_algo_table, "dissemination:ways=3,pad=record,line=128");
+    roundtrip(&ag_algo_table, "tournament:wake=global,pad=record");
     roundtrip(&ag_algo_table, "hybrid:group=7");
     roundtrip(&ag_algo_table, "hybrid:group=numa");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
@@ -58,7 +60,7 @@ static void test_defaults(void)
     char msg[256], canon[256];
     CHECK(ag_spec_parse(&ag_algo_table, "dissemination", &sp, msg, sizeof msg) == 0, "%s", msg);
     ag_spec_format(&ag_algo_table, &sp, canon, sizeof canon);
-    CHECK(strcmp(canon, "dissemination:ways=1,line=64") == 0, "canonical: %s", canon);
+    CHECK(strcmp(canon, "dissemination:ways=1,pad=line,line=64") == 0, "canonical: %s", canon);
     CHECK(ag_spec_parse(&ag_algo_table, "stour", &sp, msg, sizeof msg) == 0, "%s", msg);
     ag_spec_format(&ag_algo_table, &sp, canon, sizeof canon);
     CHECK(strcmp(canon, "stour:fanin=4,pad=line,wake=numa,line=64") == 0, "002's optimized default: %s", canon);

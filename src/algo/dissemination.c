@@ -9,6 +9,9 @@
 
 static const struct ag_key keys[] = {
     AG_KEY_INT("ways", 1, 64, "1", "partners signalled per round (003's n-way: n = ways + 1)"),
+    AG_KEY_WORD("pad", ag_dissem_pad_words, "line",
+                "flag layout: line (every flag its own cache line, 002 §V-B1) or record (a participant's flags of "
+                "all rounds share one line, the published per-processor record)"),
     { 0 } };
 
 struct dissemination {
@@ -22,7 +25,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     struct dissemination *st = ag_layout_state(L, sizeof *st + s->n * sizeof st->pos[0]);
     if (!st)
         return 0;
-    ag_dissem_setup(&st->d, s->n, (unsigned)ag_int(s->p[0]), L);
+    ag_dissem_setup(&st->d, s->n, (unsigned)ag_int(s->p[0]), (int)ag_word(s->p[1]), L);
     st->serial = s->order[0];
     for (unsigned t = 0; t < s->n; t++)
         st->pos[t] = s->rank[t];

@@ -11,22 +11,48 @@
 #include "../algo.h"
 #include "lib/wake.h"
 
+static const char *const pad_words[] = { "line", "record", NULL };
+enum { PAD_LINE, PAD_RECORD };
+
 static const struct ag_key keys[] = {
     AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
                 "notification: global (one flag polled by all, 003 gs) or tree (winners wake the losers they beat, 003 ls)"),
+    AG_KEY_WORD("pad", pad_words, "line",
+                "flag layout: line (every flag its own cache line, 002 §V-B1) or record (a participant's flags of "
+                "all rounds share one line, the published per-processor record)"),
     { NULL, 0, 0, NULL, NULL, NULL },
 };
 
-/* Every position q != 0 loses exactly once, in round ctz(q), to q - 2^ctz(q); so "the winner's round-r
- * arrival flag" is indexed by its round-r loser, and likewise the tree wake flags: element q - 1 of
- * each range belongs to position q. */
+/* Every position q != 0 loses exactly once, in round k = ctz(q), to w = q - 2^k; so "the winner's
+ * round-k arrival flag" is named by its round-k loser, and likewise the tree wake flags.
+ * pad=line: element q - 1 of `arrive` (and of `wake`) belongs to position q, each on its own line.
+ * pad=record: one line-aligned record per position of ceil(log2 n) + 1 slots, as Mellor-Crummey and
+ * Scott lay out the published barrier (TOCS 1991 `rounds[vpid][round]`, 002's ref. [13]): the arrival
+ * flag is slot k of the winner's record, the wake flag slot k of the loser's own (a loser wins only
+ * rounds below k, so slot k of its record is otherwise unused). */
 struct tour {
     uint32_t tree;          /* 1: wake=tree, 0: wake=global */
-    ag_frange_t arrive;     /* by loser position, q - 1 */
-    ag_frange_t wake;       /* wake=tree: by position, q - 1 */
+    uint32_t record;        /* 1: pad=record */
+    ag_frange_t arrive;     /* pad=line: by loser position, q - 1; pad=record: the records */
+    ag_frange_t wake;       /* pad=line, wake=tree: by position, q - 1 */
     struct ag_wake w;       /* wake=global */
     uint32_t pos[];         /* pos[tid] = topology position */
 };
+
+static unsigned lost_round(uint64_t q) { return (unsigned)__builtin_ctzll(q); }
+
+/* the flag loser q (> 0) stores its subtree's arrival in, read by its winner */
+static uint32_t arrive_of(const struct tour *st, uint64_t q)
+{
+    unsigned k = lost_round(q);
+    return st->record ? ag_at(st->arrive, (uint32_t)(q - ((uint64_t)1 << k))) + k : ag_at(st->arrive, (uint32_t)(q - 1));
+}
+
+/* wake=tree: the flag loser q (> 0) waits on for its release */
+static uint32_t wake_of(const struct tour *st, uint64_t q)
+{
+    return st->record ? ag_at(st->arrive, (uint32_t)q) + lost_round(q) : ag_at(st->wake, (uint32_t)(q - 1));
+}
 
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
@@ -38,10 +64,14 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     if (!st)
         return 0; /* the framework reports ENOMEM */
     st->tree = wake == AG_WAKE_TREE;
-    st->arrive = ag_flags_alloc(L, n - 1, 1, AG_PAD);
-    if (st->tree)
-        st->wake = ag_flags_alloc(L, n - 1, 1, AG_PAD);
+    st->record = ag_word(s->p[1]) == PAD_RECORD;
+    if (st->record)
+        st->arrive = ag_flags_alloc(L, n, ag_ceil_log(n, 2) + 1, AG_PAD);
     else
+        st->arrive = ag_flags_alloc(L, n - 1, 1, AG_PAD);
+    if (st->tree && !st->record)
+        st->wake = ag_flags_alloc(L, n - 1, 1, AG_PAD);
+    if (!st->tree)
         ag_wake_setup(&st->w, AG_WAKE_GLOBAL, s, L, st, 0);
     for (unsigned t = 0; t < n; t++)
         st->pos[t] = s->rank[t];
@@ -53,9 +83,9 @@ static void reset(const struct ag_run *r)
     const struct tour *st = r->st;
     /* a participant in episode e waits for e + 1: epoch0 means "not yet, for episode epoch0" */
     for (unsigned q = 1; q < r->n; q++) {
-        flag_store(&r->fl, ag_at(st->arrive, q - 1), r->epoch0);
+        flag_store(&r->fl, arrive_of(st, q), r->epoch0);
         if (st->tree)
-            flag_store(&r->fl, ag_at(st->wake, q - 1), r->epoch0);
+            flag_store(&r->fl, wake_of(st, q), r->epoch0);
     }
     if (!st->tree)
         ag_wake_reset(r, &st->w);
@@ -69,7 +99,7 @@ static void wake_beaten(const struct ag_run *r, const struct tour *st, uint64_t 
     for (unsigned k = nwon; k-- > 0;) {
         uint64_t l = q + ((uint64_t)1 << k);
         if (l < r->n)
-            flag_store(&r->fl, ag_at(st->wake, (uint32_t)(l - 1)), e + 1);
+            flag_store(&r->fl, wake_of(st, l), e + 1);
     }
 }
 
@@ -88,7 +118,7 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
         uint64_t l = q + ((uint64_t)1 << k);
         if (l >= n)
             continue;
-        int rc = flag_wait(&r->fl, ag_at(st->arrive, (uint32_t)(l - 1)), AG_GE, e + 1, deadline);
+        int rc = flag_wait(&r->fl, arrive_of(st, l), AG_GE, e + 1, deadline);
         if (rc)
             return rc;
     }
@@ -106,10 +136,10 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     }
 
     /* Round k: q loses to q - 2^k. Report this subtree's arrival (release), then wait to be released. */
-    flag_store(&r->fl, ag_at(st->arrive, (uint32_t)(q - 1)), e + 1);
+    flag_store(&r->fl, arrive_of(st, q), e + 1);
     if (!st->tree)
         return ag_wake_wait(r, &st->w, tid, e, deadline);
-    int rc = flag_wait(&r->fl, ag_at(st->wake, (uint32_t)(q - 1)), AG_GE, e + 1, deadline);
+    int rc = flag_wait(&r->fl, wake_of(st, q), AG_GE, e + 1, deadline);
     if (rc)
         return rc;
     /* Released by the winner that beat q: episode e is complete. Pass it down q's own subtree. */

@@ -173,7 +173,8 @@ static void on_tiny(void)
     near("algo tournament:wake=global", algo(&m, 8, "tournament:wake=global", 1), 277.5);
     near("algo dissemination", algo(&m, 8, "dissemination", 1), 337.5);
     static const char *const none[] = { "central", "counting", "ticket", "linear", "combining", "mcs", "dtour",
-                                        "hybrid", "tournament", "stour:pad=packed", "dissemination:ways=2", NULL };
+                                        "hybrid", "tournament", "stour:pad=packed", "dissemination:ways=2",
+                                        "dissemination:pad=record", "tournament:wake=global,pad=record", NULL };
     for (int i = 0; none[i]; i++)
         near(none[i], algo(&m, 8, none[i], 0), 0);
     algo(&m, 8, "nosuch", -1);

@@ -13,9 +13,9 @@
 
 static const char *const variants[] = {
     "central", "counting", "ticket", "linear", "combining", "combining:arity=2,wake=global", "combining:arity=3",
-    "mcs", "tournament", "tournament:wake=global", "stour", "stour:fanin=2,pad=packed,wake=global",
+    "mcs", "tournament", "tournament:wake=global", "tournament:pad=record", "stour", "stour:fanin=2,pad=packed,wake=global",
     "stour:fanin=3,wake=tree", "dtour", "dtour:fanin=2,wake=global", "dtour:fanin=3", "dissemination",
-    "dissemination:ways=2", "hybrid", "hybrid:group=cache", "hybrid:group=2", NULL,
+    "dissemination:ways=2", "dissemination:pad=record", "hybrid", "hybrid:group=cache", "hybrid:group=2", NULL,
 };
 
 /* the machines take turns: fixed layers with a unit matrix and link ports, a mesh with hashed homes,

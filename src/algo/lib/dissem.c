@@ -1,23 +1,30 @@
 /* dissem.c — n-way dissemination exchange (see dissem.h). */
 #include "dissem.h"
 
-void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, struct ag_layout *L)
+const char *const ag_dissem_pad_words[] = { "line", "record", NULL };
+
+void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, int layout, struct ag_layout *L)
 {
     d->nodes = nodes;
     d->ways = ways;
     d->rounds = ag_ceil_log(nodes, ways + 1);
-    d->flags = ag_flags_alloc(L, nodes * d->rounds * ways, 1, AG_PAD);
-}
-
-void ag_dissem_reset(const struct ag_run *r, const struct ag_dissem *d)
-{
-    for (uint32_t k = 0; k < d->nodes * d->rounds * d->ways; k++)
-        flag_store(&r->fl, ag_at(d->flags, k), r->epoch0);
+    d->record = layout == AG_DISSEM_RECORD;
+    uint32_t per_node = d->rounds * ways;
+    d->flags = d->record ? ag_flags_alloc(L, nodes, per_node, AG_PAD) : ag_flags_alloc(L, nodes * per_node, 1, AG_PAD);
 }
 
 static uint32_t flag_of(const struct ag_dissem *d, uint32_t q, uint32_t round, uint32_t j)
 {
-    return ag_at(d->flags, (q * d->rounds + round) * d->ways + (j - 1));
+    uint32_t k = round * d->ways + (j - 1);
+    return d->record ? ag_at(d->flags, q) + k : ag_at(d->flags, q * d->rounds * d->ways + k);
+}
+
+void ag_dissem_reset(const struct ag_run *r, const struct ag_dissem *d)
+{
+    for (uint32_t q = 0; q < d->nodes; q++)
+        for (uint32_t round = 0; round < d->rounds; round++)
+            for (uint32_t j = 1; j <= d->ways; j++)
+                flag_store(&r->fl, flag_of(d, q, round, j), r->epoch0);
 }
 
 int ag_dissem_run(const struct ag_run *r, const struct ag_dissem *d, unsigned q, uint64_t e, uint64_t deadline,

@@ -12,18 +12,26 @@
  * Every (receiver, round, j) has its own flag holding the number of the next episode; a sender can be at
  * most one episode ahead of its receiver, so receivers wait for "e + 1 or later" (AG_GE) and no flag is
  * ever reset.
+ * Layout: AG_DISSEM_LINE gives every flag its own cache line (002 §V-B1's padding); AG_DISSEM_RECORD
+ * keeps a node's flags of all rounds together in one line-aligned record, the per-processor record
+ * (`myflags[parity][round]`) of the published algorithm as Mellor-Crummey and Scott give it (TOCS 1991,
+ * 002's ref. [13]) — early partners' stores then land on the line its owner is polling for an earlier
+ * round.
  */
 #ifndef AG_DISSEM_H
 #define AG_DISSEM_H
 
 #include "../../algo.h"
 
+enum { AG_DISSEM_LINE, AG_DISSEM_RECORD }; /* the flag layouts, in the order of ag_dissem_pad_words */
+extern const char *const ag_dissem_pad_words[];
+
 struct ag_dissem {
-    uint32_t nodes, ways, rounds;
-    ag_frange_t flags; /* element ((q * rounds) + r) * ways + (j - 1) */
+    uint32_t nodes, ways, rounds, record;
+    ag_frange_t flags; /* LINE: element ((q * rounds) + r) * ways + (j - 1); RECORD: element q, slot r * ways + j - 1 */
 };
 
-void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, struct ag_layout *L);
+void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, int layout, struct ag_layout *L);
 void ag_dissem_reset(const struct ag_run *r, const struct ag_dissem *d);
 /* Node q's part of episode e; 0 or the error a wait returned. lead: the nodes are group leaders whose
  * groups have all arrived (hybrid), who wait with flag_wait_lead. */
