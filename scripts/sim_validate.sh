@@ -14,6 +14,9 @@ exec 3>&1 1>/dev/null   # the simulations print their documents; only the tables
 # counts) and at 48 and 64, with the wake-up, fan-in and flag-layout variants 002 compares
 variants='all;stour:fanin=4,pad=line,wake=global;stour:fanin=4,pad=line,wake=tree;stour:fanin=2;stour:fanin=8'
 variants+=';stour:fanin=4,pad=packed;combining:arity=2'
+# 002's §IV baselines as §II-B describes them (sim/validation/paper_figures.json "algorithm_sets"):
+# TOUR with global wake-up, TOUR and DIS with the published per-processor flag records
+variants+=';tournament:wake=global,pad=record;dissemination:pad=record;combining:arity=2,wake=global;dtour:wake=global'
 for m in phytium2000 thunderx2 kunpeng920; do
   $sim --machine $m --algos "$variants" --threads 2-34,48,64 --json "$out/$m.json"
 done

@@ -18,7 +18,7 @@ import pathlib
 import re
 import sys
 
-from shapes import evaluate
+from shapes import best_of_set, evaluate, plainest
 
 AGREE = 1.5
 HERE = pathlib.Path(__file__).resolve().parent
@@ -31,26 +31,17 @@ def machine_of(doc):
 
 
 def find(results, algorithm, spec, threads):
-    """The result of `algorithm` (a base name; `spec` may add key=value pairs it must carry) at threads."""
-    want = [kv for kv in (spec.split(":", 1)[1].split(",") if spec and ":" in spec else []) if kv]
-    best = None
-    for r in results:
-        impl = r["impl"].split(":", 1)[1] if ":" in r["impl"] else r["impl"]
-        name, _, params = impl.partition(":")
-        have = params.split(",") if params else []
-        if name == algorithm and r["threads"] == threads and r.get("status", "ok") == "ok" and \
-                all(kv in have for kv in want):
-            # prefer the plainest match (the algorithm's defaults) when several carry the pairs
-            if best is None or len(r["impl"]) < len(best["impl"]):
-                best = r
-    return best
+    """The result of `algorithm` (a base name; `spec` may add key=value pairs it must carry) at threads,
+    the plainest (the algorithm's defaults) when several carry the pairs."""
+    pairs = spec.split(":", 1)[1] if spec and ":" in spec else ""
+    return plainest(results, f"{algorithm}:{pairs}" if pairs else algorithm, threads)
 
 
 def stat(fig, r):
     return r["min_ns"] if fig["paper"] == "000" else r.get("mean_ns", r["median_ns"])
 
 
-def rows(figures, by_machine):
+def rows(figures, by_machine, sets=None):
     out = []
     for f in figures:
         res = by_machine.get(f.get("machine"))
@@ -67,6 +58,9 @@ def rows(figures, by_machine):
                         f["paper"], f["where"].split(":")[0]))
         elif f["kind"] == "ratio" and f.get("form") == "speedup":
             a, b = f["a"], f["b"]
+            if b.get("algorithm_set") and isinstance(a.get("algorithm"), str) and sets:
+                out.extend(set_ratio(f, res, sets[b["algorithm_set"]]))
+                continue
             if not (isinstance(a.get("algorithm"), str) and isinstance(b.get("algorithm"), str)):
                 continue
             if not (isinstance(a.get("threads"), int) and isinstance(b.get("threads"), int)):
@@ -85,6 +79,19 @@ def rows(figures, by_machine):
     return out
 
 
+def set_ratio(f, res, algorithm_set):
+    """A speedup of a over the best member of an algorithm set (002 Table IV's 'state-of-the-art')."""
+    a = f["a"]
+    ra = find(res, a["algorithm"], a.get("algorithm_spec"), a["threads"])
+    best = best_of_set(res, algorithm_set["members"], f["b"]["threads"], key=lambda r: stat(f, r))
+    if ra is None or best is None:
+        return []
+    sim = stat(f, best[1]) / stat(f, ra)
+    return [(f["machine"], f"best of {f['b']['algorithm_set']} ({best[0]}: {best[1]['impl'].split(':', 1)[1]}) / "
+             f"{a['algorithm']} at {a['threads']} threads", f"{f['value']:g}×", f"{sim:.2f}×", sim / f["value"],
+             agrees(sim / f["value"], f.get("bound")), f["paper"], f["where"].split(":")[0])]
+
+
 def agrees(q, bound):
     """sim / paper within AGREE; for a lower bound at least 1 / AGREE, for an upper bound at most AGREE."""
     low, high = 1 / AGREE, AGREE
@@ -96,7 +103,8 @@ def agrees(q, bound):
 
 
 def main(argv):
-    figures = json.loads((HERE / "paper_figures.json").read_text())["figures"]
+    doc_figures = json.loads((HERE / "paper_figures.json").read_text())
+    figures, sets = doc_figures["figures"], doc_figures.get("algorithm_sets", {})
     by_machine = {}
     for path in argv:
         doc = json.loads(pathlib.Path(path).read_text())
@@ -106,7 +114,7 @@ def main(argv):
     tally = {}
     print(f"| machine | figure | paper | sim | sim / paper | agrees (within {AGREE:g}×) | source |")
     print("|---|---|---:|---:|---:|---|---|")
-    for m, what, p, s, q, ok, paper, where in rows(figures, by_machine):
+    for m, what, p, s, q, ok, paper, where in rows(figures, by_machine, sets):
         tally[ok] = tally.get(ok, 0) + 1
         print(f"| {m} | {what} | {p} | {s} | {q:.2f} | {ok} | {paper} {where} |")
     print()

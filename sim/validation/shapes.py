@@ -14,26 +14,49 @@ import pathlib
 import delay_sweep
 
 EQUAL = 0.10  # two overheads "the same" when within 10 % of each other
+FIGURES_FILE = pathlib.Path(__file__).resolve().parent / "paper_figures.json"
+
+
+def algorithm_set(name):
+    """An algorithm set of paper_figures.json ("algorithm_sets"): its members, each a paper name and specs."""
+    return json.loads(FIGURES_FILE.read_text())["algorithm_sets"][name]["members"]
 
 
 def _impl(r):
-    return r["impl"].split(":", 1)[1] if r["impl"].startswith("andgate:") else r["impl"]
+    """The impl less its kind ("andgate:", "hw:"): the spec as simulated."""
+    return r["impl"].split(":", 1)[1] if ":" in r["impl"] else r["impl"]
+
+
+def matching(results, spec, threads):
+    """The ok results at `threads` whose impl is `spec`'s algorithm carrying every key=value pair spec
+    names (the others at any value: the defaults filled in, or any variant)."""
+    name, _, params = spec.partition(":")
+    want = [kv for kv in params.split(",") if kv]
+    for r in results:
+        n, _, p = _impl(r).partition(":")
+        if n == name and r["threads"] == threads and r.get("status", "ok") == "ok" and \
+                all(kv in p.split(",") for kv in want):
+            yield r
+
+
+def plainest(results, spec, threads):
+    """The matching result with the shortest impl (the algorithm's defaults), or None."""
+    return min(matching(results, spec, threads), key=lambda r: len(r["impl"]), default=None)
 
 
 def lat(results, spec, threads):
-    """Median of the result whose impl is `spec` with its defaults filled in (an exact key=value match
-    of every pair spec names; the plainest such impl), or None."""
-    name, _, params = spec.partition(":")
-    want = [kv for kv in params.split(",") if kv]
-    best = None
-    for r in results:
-        if r["threads"] != threads or r.get("status", "ok") != "ok":
-            continue
-        n, _, p = _impl(r).partition(":")
-        have = p.split(",") if p else []
-        if n == name and all(kv in have for kv in want) and (best is None or len(r["impl"]) < len(best["impl"])):
-            best = r
-    return best["median_ns"] if best else None
+    """Median of the plainest result matching `spec`, or None."""
+    r = plainest(results, spec, threads)
+    return r["median_ns"] if r else None
+
+
+def best_of_set(results, members, threads, key=lambda r: r["median_ns"], skip=()):
+    """The lowest result at `threads` of any member of an algorithm set (paper_figures.json
+    "algorithm_sets"): (the member's paper name, the result), or None. A member counts every result
+    matching one of its specs; members named in `skip` do not."""
+    found = [(mem["paper"], r) for mem in members if mem["paper"] not in skip
+             for spec in mem["specs"] for r in matching(results, spec, threads)]
+    return min(found, key=lambda pr: key(pr[1]), default=None)
 
 
 def counts(results, spec):
@@ -52,18 +75,19 @@ def _equal(a, b):
 
 
 def dis_spikes(by, f):
-    """Local maxima of dissemination's latency over consecutive counts, per machine."""
+    """Local maxima of 002's DIS (its spec in the 002-section-IV set) over consecutive counts, per machine."""
+    dis = next(mem["specs"][0] for mem in algorithm_set("002-section-IV") if mem["paper"] == "DIS")
     shown, oks = [], []
     for m in f["machines"]:
         res = by.get(m)
         if not res:
             continue
-        ts = counts(res, "dissemination:ways=1")
+        ts = counts(res, dis)
         run = [t for i, t in enumerate(ts) if t == ts[0] + i]  # the consecutive counts from the first
         if len(run) < 5:
             continue  # spikes need every count of a range
         ts = run
-        v = {t: lat(res, "dissemination:ways=1", t) for t in ts}
+        v = {t: lat(res, dis, t) for t in ts}
         spikes = [t for t in ts[1:-1] if v[t] > v[t - 1] and v[t] > v[t + 1]]
         steps = [t for t in ts[1:] if v[t] > 1.15 * v[t - 1]]
         shown.append(f"{m}: local maxima {spikes or 'none'}, jumps at {steps}")
@@ -179,11 +203,14 @@ def fanin4_best(by, f):
         if len(v) < 2:
             continue
         best = min(v, key=v.get)
+        # the statement is 002's: stour against the other algorithms 002 compared, as 002 built them
+        rival = best_of_set(res, algorithm_set("002-section-IV"), 64, skip=("STOUR",))
         others = [(a, x) for a, x in _rivals(res) if not a.startswith("stour")]
-        rival = min(others, key=lambda p: p[1]) if others else None
+        padded = min(others, key=lambda p: p[1]) if others else None
         shown.append(f"{m}: best fan-in {best} ({v[best]:.0f})" +
-                     (f", best other algorithm {rival[0]} {rival[1]:.0f}" if rival else ""))
-        oks.append(best == 4 and (rival is None or v[4] < rival[1]))
+                     (f", best other of 002 §IV {rival[0]} {rival[1]['median_ns']:.0f}" if rival else "") +
+                     (f" (of andgate's algorithms: {padded[0]} {padded[1]:.0f})" if padded else ""))
+        oks.append(best == 4 and (rival is None or v[4] < rival[1]["median_ns"]))
     return "; ".join(shown) or "-", _verdict(oks)
 
 
