@@ -87,6 +87,12 @@ static inline uint32_t ag_at(ag_frange_t r, uint32_t k) { return r.first + k * r
 
 enum { AG_PAD = 0, AG_PACK = 1 };
 
+/* The words of the flag-layout key pad=line|record (dissemination, tournament), in this order: a line per
+ * flag, or a participant's flags of every round in one line-aligned record (the published algorithms'
+ * per-processor records). */
+enum { AG_PAD_LINE, AG_PAD_RECORD };
+extern const char *const ag_pad_record_words[];
+
 struct ag_layout {
     unsigned line_slots;  /* slots per cache line */
     uint32_t nslots;      /* arena size so far */

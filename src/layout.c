@@ -5,6 +5,8 @@
 
 #include "algo.h"
 
+const char *const ag_pad_record_words[] = { "line", "record", NULL };
+
 ag_frange_t ag_flags_alloc(struct ag_layout *L, uint32_t count, uint32_t width, int pack)
 {
     uint32_t ls = L->line_slots;

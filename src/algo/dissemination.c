@@ -9,7 +9,7 @@
 
 static const struct ag_key keys[] = {
     AG_KEY_INT("ways", 1, 64, "1", "partners signalled per round (003's n-way: n = ways + 1)"),
-    AG_KEY_WORD("pad", ag_dissem_pad_words, "line",
+    AG_KEY_WORD("pad", ag_pad_record_words, "line",
                 "flag layout: line (every flag its own cache line, 002 §V-B1) or record (a participant's flags of "
                 "all rounds share one line, the published per-processor record)"),
     { 0 } };

@@ -37,7 +37,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     }
     st->count = ag_flags_alloc(L, ng, 1, AG_PAD);
     st->release = ag_flags_alloc(L, ng, 1, AG_PAD);
-    ag_dissem_setup(&st->d, ng, 1, AG_DISSEM_LINE, L);
+    ag_dissem_setup(&st->d, ng, 1, AG_PAD_LINE, L);
     return 0;
 }
 

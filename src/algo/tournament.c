@@ -11,13 +11,10 @@
 #include "../algo.h"
 #include "lib/wake.h"
 
-static const char *const pad_words[] = { "line", "record", NULL };
-enum { PAD_LINE, PAD_RECORD };
-
 static const struct ag_key keys[] = {
     AG_KEY_WORD("wake", ag_wake_words_tree, "tree",
                 "notification: global (one flag polled by all, 003 gs) or tree (winners wake the losers they beat, 003 ls)"),
-    AG_KEY_WORD("pad", pad_words, "line",
+    AG_KEY_WORD("pad", ag_pad_record_words, "line",
                 "flag layout: line (every flag its own cache line, 002 §V-B1) or record (a participant's flags of "
                 "all rounds share one line, the published per-processor record)"),
     { NULL, 0, 0, NULL, NULL, NULL },
@@ -64,7 +61,7 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     if (!st)
         return 0; /* the framework reports ENOMEM */
     st->tree = wake == AG_WAKE_TREE;
-    st->record = ag_word(s->p[1]) == PAD_RECORD;
+    st->record = ag_word(s->p[1]) == AG_PAD_RECORD;
     if (st->record)
         st->arrive = ag_flags_alloc(L, n, ag_ceil_log(n, 2) + 1, AG_PAD);
     else

@@ -1,14 +1,12 @@
 /* dissem.c — n-way dissemination exchange (see dissem.h). */
 #include "dissem.h"
 
-const char *const ag_dissem_pad_words[] = { "line", "record", NULL };
-
 void ag_dissem_setup(struct ag_dissem *d, unsigned nodes, unsigned ways, int layout, struct ag_layout *L)
 {
     d->nodes = nodes;
     d->ways = ways;
     d->rounds = ag_ceil_log(nodes, ways + 1);
-    d->record = layout == AG_DISSEM_RECORD;
+    d->record = layout == AG_PAD_RECORD;
     uint32_t per_node = d->rounds * ways;
     d->flags = d->record ? ag_flags_alloc(L, nodes, per_node, AG_PAD) : ag_flags_alloc(L, nodes * per_node, 1, AG_PAD);
 }
