@@ -18,10 +18,9 @@ import pathlib
 import re
 import sys
 
-from shapes import best_of_set, evaluate, plainest
+from shapes import best_of_set, evaluate, figures_doc, plainest
 
 AGREE = 1.5
-HERE = pathlib.Path(__file__).resolve().parent
 UNIT_NS = {"ns": 1.0, "us": 1000.0, "µs": 1000.0, "ms": 1e6}
 
 
@@ -103,8 +102,7 @@ def agrees(q, bound):
 
 
 def main(argv):
-    doc_figures = json.loads((HERE / "paper_figures.json").read_text())
-    figures, sets = doc_figures["figures"], doc_figures.get("algorithm_sets", {})
+    figures, sets = figures_doc()["figures"], figures_doc().get("algorithm_sets", {})
     by_machine = {}
     for path in argv:
         doc = json.loads(pathlib.Path(path).read_text())

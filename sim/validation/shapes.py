@@ -8,6 +8,7 @@ no counterpart). "Equal" means within EQUAL of each other; "lower" means lower b
 Nothing here feeds the model.
 """
 
+import functools
 import json
 import pathlib
 
@@ -17,9 +18,15 @@ EQUAL = 0.10  # two overheads "the same" when within 10 % of each other
 FIGURES_FILE = pathlib.Path(__file__).resolve().parent / "paper_figures.json"
 
 
+@functools.lru_cache(maxsize=None)
+def figures_doc():
+    """paper_figures.json, read once (check.py and the evaluators here share it)."""
+    return json.loads(FIGURES_FILE.read_text())
+
+
 def algorithm_set(name):
     """An algorithm set of paper_figures.json ("algorithm_sets"): its members, each a paper name and specs."""
-    return json.loads(FIGURES_FILE.read_text())["algorithm_sets"][name]["members"]
+    return figures_doc()["algorithm_sets"][name]["members"]
 
 
 def _impl(r):

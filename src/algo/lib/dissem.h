@@ -12,7 +12,8 @@
  * Every (receiver, round, j) has its own flag holding the number of the next episode; a sender can be at
  * most one episode ahead of its receiver, so receivers wait for "e + 1 or later" (AG_GE) and no flag is
  * ever reset.
- * Layout: AG_PAD_LINE gives every flag its own cache line (002 §V-B1's padding); AG_PAD_RECORD keeps a node's flags of all rounds together in one line-aligned record, the per-processor record
+ * Layout: AG_PAD_LINE gives every flag its own cache line (002 §V-B1's padding); AG_PAD_RECORD keeps a
+ * node's flags of all rounds together in one line-aligned record, the per-processor record
  * (`myflags[parity][round]`) of the published algorithm as Mellor-Crummey and Scott give it (TOCS 1991,
  * 002's ref. [13]) — early partners' stores then land on the line its owner is polling for an earlier
  * round.
