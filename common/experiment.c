@@ -49,6 +49,8 @@ static const struct row rows[] = {
                 "split phase: arrive, NS of independent work, depart (latency counts from the end of the work)" } },
     { S | SJ, { "--stores", AG_OPT_WORD, O(stores), 0, 0, "rfo|streaming", NULL,
                 "plain stores read the line first (default) or write it whole without reading (003 §2)" } },
+    { S | SJ, { "--atomics", AG_OPT_WORD, O(atomics), 0, 0, "machine|llsc|rmw", NULL,
+                "read-modify-writes as the machine's file says (default), as ARMv8.0 exclusive pairs, or one instruction" } },
     { S | SJ, { "--workload", AG_OPT_WORD, O(workload), 0, 0, "prodcons|phases", NULL,
                 "a multi-threaded workload instead of barrier episodes (004 Table XI's producer-consumer, a PARSEC-style phase loop)" } },
     { S | SJ, { "--items", AG_OPT_UINT, O(items), 0, 10000000, NULL, "N", "--workload: items (prodcons) or phases; 0 (default): 100 items, 20 phases" } },

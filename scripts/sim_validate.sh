@@ -17,8 +17,10 @@ variants+=';stour:fanin=4,pad=packed;combining:arity=2'
 # 002's §IV baselines as §II-B describes them (sim/validation/paper_figures.json "algorithm_sets"):
 # TOUR with global wake-up, TOUR and DIS with the published per-processor flag records
 variants+=';tournament:wake=global,pad=record;dissemination:pad=record;combining:arity=2,wake=global;dtour:wake=global'
+# 002's binaries used exclusive load/store pairs for every atomic: GCC 8.2.1 and clang 10.0.1 (002
+# §IV-A) target armv8-a, without LSE, on all three machines (sim/machines/README.md, "Exclusive pairs")
 for m in phytium2000 thunderx2 kunpeng920; do
-  $sim --machine $m --algos "$variants" --threads 2-34,48,64 --json "$out/$m.json"
+  $sim --machine $m --atomics llsc --algos "$variants" --threads 2-34,48,64 --json "$out/$m.json"
 done
 # 003's Xeon Phi (hybrid vs dissemination around 60-72 threads), 000's and 001's machines as in
 # scripts/sim_paper_machines.sh

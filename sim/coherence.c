@@ -230,14 +230,17 @@ static double ownership(struct sim *s, struct line *l, double t, int streaming)
     return queued + c;
 }
 
+enum { W_STORE, W_ATOMIC, W_STORE_EXCLUSIVE }; /* what charge_write charges */
+
 /* A plain store goes to the participant's store buffer: the participant goes on after a hit's time,
  * while the ownership request completes in the background. Stores become visible in program order
  * (each completes no earlier than the one before it: TSO, and a release on ARMv8), so a parent's
  * stores to several children's flags overlap instead of queueing behind each other. The line is busy
  * until the store completes, so nobody reads the new value before it is visible. An atomic
- * (read-modify-write) drains the buffer first and waits for its own completion. */
-void sim_charge_write(struct sim *s, uint32_t i, int rmw)
+ * (read-modify-write), and a store-exclusive, drain the buffer first and wait for their own completion. */
+static void charge_write(struct sim *s, uint32_t i, int how)
 {
+    int rmw = how != W_STORE;
     struct line *l = &s->lines[i / s->line_slots];
     struct part *p = &s->part[s->cur];
     assign_home(s, l);
@@ -246,7 +249,8 @@ void sim_charge_write(struct sim *s, uint32_t i, int rmw)
         t = p->drained;
     double done = t + ownership(s, l, t, !rmw && s->o->streaming);
     if (rmw) {
-        done += s->m->atomic_extra_ns * issue(s);
+        if (how == W_ATOMIC) /* an exclusive pair is charged access by access (sim_charge_rmw) */
+            done += s->m->atomic_extra_ns * issue(s);
         s->res->traffic.rmws++;
         p->clock = done;
     } else {
@@ -257,4 +261,47 @@ void sim_charge_write(struct sim *s, uint32_t i, int rmw)
     }
     p->drained = done;
     l->busy_until = done;
+}
+
+void sim_charge_write(struct sim *s, uint32_t i)
+{
+    charge_write(s, i, W_STORE);
+}
+
+/* A read-modify-write of slot i by the running participant. Where atomics are one instruction (x86's
+ * lock prefix, ARMv8.1's LSE, the Tile's test-and-set) it is one ownership request plus
+ * coherence.atomic.extra, and it always writes. Where they are ARMv8.0's exclusive pairs (machine kind
+ * armv8-llsc, or --atomics llsc: code built for armv8-a, as GCC 8's default is) it is a loop:
+ *   LDAXR  reads the line like any load — a shared copy — and arms the core's exclusive monitor;
+ *   STLXR  succeeds only while that copy is still held: another core's ownership request invalidates
+ *          it and so clears the monitor (the ARM ARM's local monitor; AMBA CHI's exclusive sequence, a
+ *          shared read then CleanUnique). Succeeding, it upgrades the copy (only the invalidations);
+ *          failing, it costs a hit and the loop loads again.
+ * Between the two the participant yields, so every request issued before its load completed is served
+ * first: k contenders that load together see one store succeed and k - 1 loads again (the retries
+ * of contended LL/SC, which no single-instruction atomic has). The pair's two accesses are charged as
+ * such, so coherence.atomic.extra (one exclusive load and store on an owned line) is not added again.
+ * cmp (a CAS's expected value, or NULL): when the load reads another value the sequence stops there
+ * (CLREX), *seen holds that value and 0 is returned; else 1, the line is this participant's to write. */
+int sim_charge_rmw(struct sim *s, uint32_t i, const uint64_t *cmp, uint64_t *seen)
+{
+    if (!s->m->atomic_llsc) {
+        charge_write(s, i, W_ATOMIC);
+        *seen = s->slots[i];
+        return 1;
+    }
+    struct line *l = &s->lines[i / s->line_slots];
+    for (;;) {
+        sim_charge_read(s, i);
+        *seen = s->slots[i];  /* the value as the load finds the line */
+        sim_yield(s);         /* whatever was issued before the load completed is served first */
+        if (cmp && *seen != *cmp)
+            return 0;
+        if ((int)s->cur == l->owner || sharer(l, s->cur))
+            break;            /* the monitor held: nobody took the line since the load */
+        s->part[s->cur].clock += hit(s); /* STLXR failed; loop */
+        s->res->traffic.sc_fails++;
+    }
+    charge_write(s, i, W_STORE_EXCLUSIVE);
+    return 1;
 }

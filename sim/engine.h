@@ -126,6 +126,7 @@ struct sim_wl_result {
 
 struct sim_traffic {
     uint64_t reads_local, reads_remote, writes, invalidations, rmws;
+    uint64_t sc_fails;         /* store-exclusives that failed (exclusive-pair atomics, sim_charge_rmw) */
 };
 
 struct sim_result {

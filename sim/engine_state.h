@@ -117,9 +117,12 @@ void sim_yield(struct sim *s);
 int sim_is_next(struct sim *s); /* the running participant is still the one to run (fixed schedule) */
 int sim_schedule(struct sim *s);
 
-/* coherence.c: the running participant's read, or write (rmw: an atomic), of flag slot i, in virtual time */
+/* coherence.c: the running participant's read, or plain store, of flag slot i, in virtual time; and
+ * a read-modify-write as the machine's atomics do it (ARMv8.0: an exclusive load/store loop that
+ * yields between the two); 0: a CAS's compare failed at the load (*seen: the value it read) */
 void sim_charge_read(struct sim *s, uint32_t i);
-void sim_charge_write(struct sim *s, uint32_t i, int rmw);
+void sim_charge_write(struct sim *s, uint32_t i);
+int sim_charge_rmw(struct sim *s, uint32_t i, const uint64_t *cmp, uint64_t *seen);
 
 /* slots.c: a resource serving one request per slot of w ns; sim_slots_take reserves need slots from t on
  * and returns when the first one starts. The ring starts with cap slots (a power of two) and grows when

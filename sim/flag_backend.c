@@ -111,7 +111,7 @@ void sim_store(const ag_flags_t *f, uint32_t i, uint64_t v)
         return;
     }
     s->res->operations++;
-    sim_charge_write(s, i, 0);
+    sim_charge_write(s, i);
     s->slots[i] = v;
     store_done(s, i);
 }
@@ -124,8 +124,8 @@ uint64_t sim_fetch_add(const ag_flags_t *f, uint32_t i, uint64_t d)
         return s->slots[i] - d;
     }
     s->res->operations++;
-    sim_charge_write(s, i, 1);
-    uint64_t old = s->slots[i];
+    uint64_t old;
+    sim_charge_rmw(s, i, NULL, &old);
     s->slots[i] = old + d;
     store_done(s, i);
     return old;
@@ -143,13 +143,13 @@ int sim_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, uint64_t desire
         return ok;
     }
     s->res->operations++;
-    sim_charge_write(s, i, 1);
-    int ok = s->slots[i] == *expected;
+    uint64_t seen;
+    int ok = sim_charge_rmw(s, i, expected, &seen) && seen == *expected;
     if (ok) {
         s->slots[i] = desired;
         store_done(s, i);
     } else {
-        *expected = s->slots[i];
+        *expected = seen;
         sim_yield(s);
     }
     return ok;

@@ -61,6 +61,11 @@ struct sim_machine {
                                            * $.caches; socket when none is): the library's cache groups */
     unsigned char *pair;                  /* [a * threads + b]: layer index of a pair of hardware threads */
     double atomic_extra_ns;
+    int atomic_llsc;                      /* coherence.atomic.kind armv8-llsc: a read-modify-write is an exclusive
+                                           * load/store pair (coherence.c, sim_charge_exclusive); else one
+                                           * ownership request */
+    int atomic_armv8;                     /* kind armv8-*: the cores run exclusive pairs (every ARMv8 does), so
+                                           * --atomics llsc applies */
     int dir_level;                        /* coherence.occupancy.slices: one directory slice per unit of this
                                            * level (-1: occupancy not modeled) */
     unsigned ndir;                        /* global units at dir_level */

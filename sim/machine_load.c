@@ -298,6 +298,25 @@ static int load_occupancy(struct ld *l, json_t *oc)
     return 0;
 }
 
+/* $.coherence.atomic: the read-modify-write mechanism (kind) and its extra cost on an owned line */
+static int load_atomic(struct ld *l, json_t *co)
+{
+    static const char *const kinds[] = { "x86-lock", "armv8-llsc", "armv8-lse", "tile-tns", "unspecified" };
+    struct sim_machine *m = l->m;
+    json_t *at = ld_member(l, co, "$.coherence", "atomic", JSON_OBJECT);
+    const char *ak = at ? ld_str(l, at, "$.coherence.atomic", "kind") : NULL;
+    if (!ak || ld_quantity(l, json_object_get(at, "extra"), "$.coherence.atomic.extra", "time", &m->atomic_extra_ns))
+        return -1;
+    unsigned k = 0;
+    while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k], ak))
+        k++;
+    if (k == sizeof kinds / sizeof kinds[0])
+        return ld_bad(l, "$.coherence.atomic.kind: '%s'; expected x86-lock, armv8-llsc, armv8-lse, tile-tns or unspecified", ak);
+    m->atomic_llsc = !strcmp(ak, "armv8-llsc");
+    m->atomic_armv8 = !strncmp(ak, "armv8-", 6);
+    return 0;
+}
+
 static int load_coherence(struct ld *l)
 {
     struct sim_machine *m = l->m;
@@ -337,8 +356,7 @@ static int load_coherence(struct ld *l)
     } else {
         return ld_bad(l, "$.coherence.invalidation.model: '%s'; expected alpha or none", model);
     }
-    json_t *at = ld_member(l, co, "$.coherence", "atomic", JSON_OBJECT);
-    if (!at || ld_quantity(l, json_object_get(at, "extra"), "$.coherence.atomic.extra", "time", &m->atomic_extra_ns))
+    if (load_atomic(l, co))
         return -1;
     if (load_occupancy(l, json_object_get(co, "occupancy")) || ld_transfer_times(l, co))
         return -1;

@@ -92,12 +92,19 @@ static const char *auto_on(const struct sim_machine *m, unsigned n, const char *
     return ag_auto_algo(&in);
 }
 
-/* The machine of --machine, with --alpha's what-if applied (exit 2 when it cannot be loaded). */
+/* The machine of --machine, with --alpha's what-if and --atomics applied (exit 2 when it cannot be
+ * loaded, or when --atomics asks for what its cores lack). */
 static void load_machine(const struct ag_exp *o, struct sim_machine *m)
 {
     char err[600];
     if (sim_machine_load(o->machine, m, err, sizeof err))
         ag_usage_error(PROG, "%s", err);
+    if (!strcmp(o->atomics, "llsc") && !m->atomic_armv8)
+        ag_usage_error(PROG, "--atomics llsc: exclusive load/store pairs are ARMv8's; %s is not an ARMv8 machine", m->name);
+    if (!strcmp(o->atomics, "rmw") && m->atomic_llsc)
+        ag_usage_error(PROG, "--atomics rmw: %s's cores are ARMv8.0, without single-instruction atomics (LSE)", m->name);
+    if (strcmp(o->atomics, "machine"))
+        m->atomic_llsc = !strcmp(o->atomics, "llsc");
     if (o->alpha >= 0) /* a what-if: every layer's α replaced (the host's command line says so) */
         for (unsigned k = 0; k < m->nlayers; k++)
             m->layer[k].alpha = k == m->self_layer || m->inval_none ? 0 : o->alpha;
@@ -281,9 +288,12 @@ static void record(const struct ag_exp *o, const struct sim_opts *so, const stru
     if (so->workload || res->oversubscribed)
         snprintf(extra, sizeof extra, ",sched=%s,timeslice_ns=%g%s", so->sched == SIM_SCHED_CSA ? "csa" : "rr",
                  so->timeslice_ns > 0 ? so->timeslice_ns : 1e6, wl);
-    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s%s%s%s", o->pin, so->work_ns,
+    char atomics[32] = ""; /* what --atomics changed */
+    if (strcmp(o->atomics, "machine"))
+        snprintf(atomics, sizeof atomics, ",atomics=%s", o->atomics);
+    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s%s%s%s%s", o->pin, so->work_ns,
              so->work_jitter_ns, o->alpha >= 0 ? ",alpha=what-if" : "", so->streaming ? ",stores=streaming" : "",
-             so->split_ns > 0 ? ",split" : "", extra);
+             atomics, so->split_ns > 0 ? ",split" : "", extra);
     struct ag_record rec = { .impl = impl, .kind = so->hw ? "hw" : "andgate", .wait = o->wait, .pinning = o->pin,
                              .method = o->method, .threads = so->n, .episodes = res->episodes, .median_ns = res->median_ns,
                              .min_ns = res->min_ns, .p99_ns = res->p99_ns, .mean_ns = res->mean_ns,
@@ -294,9 +304,9 @@ static void record(const struct ag_exp *o, const struct sim_opts *so, const stru
         record_os_workload(so, res);
     double e = res->run_episodes ? res->run_episodes : 1; /* traffic and operations: every episode run */
     printf(",\"traffic_per_episode\":{\"reads_local\":%.1f,\"reads_remote\":%.1f,\"writes\":%.1f,"
-           "\"invalidations\":%.1f,\"rmws\":%.1f},\"operations_per_episode\":%.1f",
+           "\"invalidations\":%.1f,\"rmws\":%.1f,\"sc_fails\":%.1f},\"operations_per_episode\":%.1f",
            res->traffic.reads_local / e, res->traffic.reads_remote / e, res->traffic.writes / e,
-           res->traffic.invalidations / e, res->traffic.rmws / e, res->operations / e);
+           res->traffic.invalidations / e, res->traffic.rmws / e, res->traffic.sc_fails / e, res->operations / e);
     double mns = 0;
     if (o->model && !so->hw &&
         sim_model_algo(so->m, so->n, o->pin, 0, so->algo, &mns, mdetail, sizeof mdetail, merr, sizeof merr) == 1) {
@@ -377,7 +387,7 @@ static int print_models(const struct ag_exp *o)
 int main(int argc, char **argv)
 {
     struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores", .sched = "rr",
-                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .episodes = 200,
+                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine", .episodes = 200,
                         .seed = 1, .jitter_us = 100, .alpha = -1 };
     if (ag_exp_parse(PROG, AG_EXP_SIM_JOB, &o, argc, argv, 1)) {
         printf("andgate-sim: the simulator worker of `andgate sim` (see the top of sim/main.c)\n");

@@ -68,12 +68,12 @@ static void fx_teardown(struct sim *s)
     s->wl->sync = NULL;
 }
 
-/* An atomic exchange: one read-for-ownership and write of the coherence model, like a fetch-and-add. */
+/* An atomic exchange: the machine's read-modify-write (sim_charge_rmw), like a fetch-and-add. */
 static uint64_t xchg(struct sim *s, uint32_t i, uint64_t v)
 {
     s->res->operations++;
-    sim_charge_write(s, i, 1);
-    uint64_t old = s->slots[i];
+    uint64_t old;
+    sim_charge_rmw(s, i, NULL, &old);
     s->slots[i] = v;
     sim_wake_line(s, i);
     sim_yield(s);

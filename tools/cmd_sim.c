@@ -45,13 +45,14 @@ static void ask_worker(const struct ag_exp *o, struct sim_plan *p, struct ag_chi
 {
     char alpha[32];
     snprintf(alpha, sizeof alpha, "%.17g", o->alpha);
-    char *av[18] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
+    char *av[22] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
                      (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait };
     unsigned n = 12;
     if (o->workload) /* the workload's checks: its primitives, counts and method, waits that do not apply */
         av[n++] = "--workload", av[n++] = (char *)o->workload, av[n++] = "--method", av[n++] = (char *)o->method;
     if (o->alpha >= 0)
         av[n++] = "--alpha", av[n++] = alpha;
+    av[n++] = "--atomics", av[n++] = (char *)o->atomics; /* the machine's cores must have them */
     av[n] = NULL;
     if (ag_child_run(av, environ, 60, c)) {
         const char *why = strstr(c->error, PROG ": ");
@@ -139,7 +140,7 @@ static int passthrough(const char *worker, char **av)
 int cmd_sim(int argc, char **argv)
 {
     struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores",
-                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .episodes = 200,
+                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine", .episodes = 200,
                         .seed = 1, .jitter_us = 100, .alpha = -1, .timeout_s = 600 };
     if (ag_exp_parse(PROG, AG_EXP_SIM, &o, argc, argv, 1)) {
         printf("usage: andgate sim [OPTIONS]\n");

@@ -23,7 +23,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["mode"] == "sim" and len(d["results"]) == 11 * 3, len(d["results"])
 assert all(r["status"] == "ok" for r in d["results"])
-assert all(set(r["traffic_per_episode"]) == {"reads_local", "reads_remote", "writes", "invalidations", "rmws"}
+assert all(set(r["traffic_per_episode"]) == {"reads_local", "reads_remote", "writes", "invalidations", "rmws", "sc_fails"}
            for r in d["results"])
 j = json.load(open(sys.argv[2]))
 assert [r["method"] for r in j["results"]] == ["jitter", "jitter"]
@@ -49,6 +49,9 @@ sim_to split --machine kunpeng920 --algos 'dissemination;central' --threads 16 -
 sim_to nosplit --machine kunpeng920 --algos 'dissemination;central' --threads 16
 sim_to stream --machine kunpeng920 --algos stour --threads 16 --stores streaming
 sim_to rfo --machine kunpeng920 --algos stour --threads 16
+# 002's binaries: GCC 8.2.1 for armv8-a, exclusive pairs on an LSE machine (--atomics llsc)
+sim_to llsc --machine thunderx2 --algos 'central;dissemination' --threads 16 --atomics llsc
+sim_to lse --machine thunderx2 --algos 'central;dissemination' --threads 16
 python3 - "$out" <<'PY'
 import json, sys
 r = lambda f: json.load(open(f"{sys.argv[1]}/{f}.json"))["results"]
@@ -63,6 +66,11 @@ for s, n in zip(r("split"), r("nosplit")):
 # streaming stores skip the read for ownership: never slower
 (s,), (f,) = r("stream"), r("rfo")
 assert "stores=streaming" in s["settings"] and s["median_ns"] <= f["median_ns"], (s, f)
+# exclusive pairs: a contended counter's store-exclusives fail and load again; no atomics, no change
+(lc, ld), (sc, sd) = r("llsc"), r("lse")
+assert "atomics=llsc" in lc["settings"] and "atomics" not in sc["settings"], (lc, sc)
+assert lc["traffic_per_episode"]["sc_fails"] > 0 == sc["traffic_per_episode"]["sc_fails"], (lc, sc)
+assert lc["median_ns"] > sc["median_ns"] and ld["median_ns"] == sd["median_ns"], (lc, sc, ld, sd)
 print("1 passed, 0 failed")
 PY
 # the papers' experiments as named runs: one of them end to end, and an unknown name refused
@@ -107,7 +115,11 @@ bad "unknown algorithm" --algos 'nosuch' --threads 2
 bad "--method: expected one of latency|epcc|jitter|all" --method throughput
 bad "--alpha: expected a number in 0..1" --alpha 1.5
 bad "--timeout: expected a number in 0.01..86400" --timeout 0
-echo "bad arguments: 19 passed, 0 failed"
+bad "--atomics: expected one of machine|llsc|rmw" --atomics cas
+bad "--atomics llsc: exclusive load/store pairs are ARMv8's; xeon8160x8 is not an ARMv8 machine" \
+  --machine xeon8160x8 --atomics llsc
+bad "--atomics rmw: phytium2000's cores are ARMv8.0" --machine phytium2000 --atomics rmw
+echo "bad arguments: 22 passed, 0 failed"
 # one plan for bench and sim: methods x waits x items x counts; --late fixed; a device the machine lacks,
 # asked by name, is a failed record (exit 1); a worker killed at --timeout leaves a failed record; the
 # document stays valid JSON through both

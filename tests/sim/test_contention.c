@@ -21,7 +21,12 @@
  *   6. the published flag layouts (pad=record: a participant's flags of every round in one record):
  *      early partners' stores land on the line its owner polls for an earlier round, so dissemination and
  *      the tournament are slower over 8 threads than with a line per flag; at 2 threads, one flag per
- *      record, the two layouts cost the same.
+ *      record, the two layouts cost the same;
+ *   7. exclusive pairs (coherence.atomic.kind armv8-llsc, sim_charge_rmw): contended fetch-and-adds on
+ *      one counter fail store-exclusives and load again, so central over 8 threads is slower than with
+ *      one-instruction atomics and counts failures (none with one instruction); dissemination, which
+ *      has no atomics, costs the same; a lone participant's pair on its own line is two hits (the load,
+ *      the store-exclusive) where one instruction is a hit plus coherence.atomic.extra.
  * The machines are hand-made (fixed layers), so the expected values follow from their numbers alone. */
 #include <stdio.h>
 #include <string.h>
@@ -73,16 +78,21 @@ static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cor
     return m;
 }
 
-static double run_median(const struct sim_machine *m, const char *algo, unsigned n, int paused)
+static double run_result(const struct sim_machine *m, const char *algo, unsigned n, int paused, struct sim_result *r)
 {
     struct sim_opts o = { .m = m, .algo = algo, .pin = "compact", .n = n, .episodes = 50, .seed = 1, .paused = paused };
-    struct sim_result r;
-    if (sim_run(&o, &r) != 0) {
+    if (sim_run(&o, r) != 0) {
         failures++, checks++;
-        printf("FAIL %s n=%u on the hand-made machine: %s\n", algo, n, r.error);
+        printf("FAIL %s n=%u on the hand-made machine: %s\n", algo, n, r->error);
         return -1;
     }
-    return r.median_ns;
+    return r->median_ns;
+}
+
+static double run_median(const struct sim_machine *m, const char *algo, unsigned n, int paused)
+{
+    struct sim_result r;
+    return run_result(m, algo, n, paused, &r);
 }
 
 static double median(const struct sim_machine *m, const char *algo, unsigned n)
@@ -233,6 +243,22 @@ static void records(void)
     }
 }
 
+static void exclusive_pairs(void)
+{
+    struct sim_machine one = hand(1, 2, 4), pairs_m = hand(1, 2, 4);
+    one.atomic_extra_ns = pairs_m.atomic_extra_ns = 2;
+    pairs_m.atomic_llsc = 1;
+    struct sim_result r1, rp;
+    more("central over 8 threads: exclusive pairs slower than one-instruction atomics",
+         run_result(&pairs_m, "central", 8, 0, &rp), run_result(&one, "central", 8, 0, &r1));
+    more("central over 8 threads: store-exclusives failed", (double)rp.traffic.sc_fails, 0);
+    near("central over 8 threads: no failures with one instruction", (double)r1.traffic.sc_fails, 0);
+    near("dissemination (no atomics): the same either way", median(&pairs_m, "dissemination", 8),
+         median(&one, "dissemination", 8));
+    near("a lone participant: two hits against a hit plus the extra",
+         median(&one, "central", 1) - median(&pairs_m, "central", 1), (1 + 2) - 2 * 1);
+}
+
 int main(void)
 {
     links();
@@ -241,6 +267,7 @@ int main(void)
     cold();
     paused();
     records();
+    exclusive_pairs();
     printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok", failures, checks);
     return failures != 0;
 }
