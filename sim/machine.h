@@ -62,7 +62,7 @@ struct sim_machine {
     unsigned char *pair;                  /* [a * threads + b]: layer index of a pair of hardware threads */
     double atomic_extra_ns;
     int atomic_llsc;                      /* coherence.atomic.kind armv8-llsc: a read-modify-write is an exclusive
-                                           * load/store pair (coherence.c, sim_charge_exclusive); else one
+                                           * load/store pair (coherence.c, sim_charge_rmw); else one
                                            * ownership request */
     int atomic_armv8;                     /* kind armv8-*: the cores run exclusive pairs (every ARMv8 does), so
                                            * --atomics llsc applies */

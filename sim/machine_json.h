@@ -27,8 +27,8 @@ int ld_quantity(struct ld *l, json_t *q, const char *path, const char *want, dou
 /* machine_optional.c: $.devices and $.os, checked at load. 0, or -1 after a refusal. */
 int ld_devices(struct ld *l);
 int ld_os(struct ld *l);
-/* $.coherence.cold_transfer (optional), per layer id, after the layers are loaded. */
-int ld_transfer_times(struct ld *l, json_t *coherence); /* cold_transfer, paused_transfer */
+/* $.coherence.cold_transfer and paused_transfer (optional), per layer id, after the layers are loaded. */
+int ld_transfer_times(struct ld *l, json_t *coherence);
 /* machine_contention.c: $.interconnect.links, $.coherence.three_leg and smt_issue. 0, or -1 after a refusal. */
 int ld_contention(struct ld *l);
 
