@@ -63,12 +63,13 @@ static int list_machines(void)
 }
 
 /* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
- * pin, the cores and cache groups they occupy, and whether the wait policy spins. */
+ * pin, the cores and NUMA nodes they occupy (the socket, level 0, as the engine's plan groups them), the
+ * machine's atomics (after --atomics), and whether the wait policy spins. */
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];
-    struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n, .cache_groups = 1,
-                             .largest_cache_group = n };
+    struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n, .numa_groups = 1,
+                             .smallest_numa_group = n, .rmw_pairs = m->atomic_llsc };
     char err[300];
     unsigned placed = n < m->threads ? n : m->threads; /* more participants wrap, as the engine runs them */
     if (n > SIM_MAX_THREADS || sim_place(m, placed, pin, hw, err, sizeof err))
@@ -76,18 +77,20 @@ static const char *auto_on(const struct sim_machine *m, unsigned n, const char *
     for (unsigned t = placed; t < n; t++)
         hw[t] = hw[t % placed];
     qsort(hw, n, sizeof *hw, by_unsigned); /* topology order, as the library ranks participants */
-    unsigned core = m->nlevels - 2, size = 0;   /* the levels end with core, smt */
+    unsigned core = m->nlevels - 2;        /* the levels end with core, smt */
     /* the simulator binds every participant to its hardware thread (more participants than hardware
      * threads wrap): its placement is known, as cfg.cpus makes it known to the library */
-    in.cpu_groups = in.core_groups = in.cache_groups = in.largest_cache_group = 0;
-    for (unsigned i = 0; i < n; i++) {
+    in.cpu_groups = in.core_groups = in.numa_groups = 0;
+    for (unsigned i = 0, size = 0; i < n; i++) {
+        int new_node = !i || sim_machine_unit(m, hw[i], 0) != sim_machine_unit(m, hw[i - 1], 0);
         in.cpu_groups += !i || hw[i] != hw[i - 1];
-        int new_cache = !i || sim_machine_unit(m, hw[i], m->cache_level) != sim_machine_unit(m, hw[i - 1], m->cache_level);
         in.core_groups += !i || sim_machine_unit(m, hw[i], core) != sim_machine_unit(m, hw[i - 1], core);
-        in.cache_groups += new_cache;
-        size = new_cache ? 1 : size + 1;
-        if (size > in.largest_cache_group)
-            in.largest_cache_group = size;
+        in.numa_groups += new_node;
+        if (new_node && i && size < in.smallest_numa_group)
+            in.smallest_numa_group = size; /* the node just left */
+        size = new_node ? 1 : size + 1;
+        if (i == n - 1 && size < in.smallest_numa_group)
+            in.smallest_numa_group = size;
     }
     return ag_auto_algo(&in);
 }

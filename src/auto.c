@@ -9,18 +9,26 @@
  *     lead_ns instead of yielding to waiting mates;
  *   any other policy that does not spin: central — one flag, so a single futex call wakes every
  *     sleeper;
+ *   participants on two or more NUMA nodes, each holding at least AG_AUTO_NODE_MIN: a tree whose
+ *     groups of four are neighbours in topology order, so a node's participants combine among
+ *     themselves — two full levels of fan-in 4 make 16 arrivals one — and the links between nodes
+ *     carry one arrival and one wake-up per subtree, where dissemination sends every participant's
+ *     signal of its later rounds across them at once (002 §IV's cross-cluster traffic every round; in
+ *     the simulator the padded dissemination is 1.2-1.8x behind the trees once a second socket holds
+ *     16 or more). With fewer on some node the tree has little to combine there and adds levels:
+ *     dissemination stays ahead (1.1-1.7x, threads scattered over sockets). Which tree
+ *     depends on the atomics (002 §V-A: a static barrier "does not have the overhead introduced by
+ *     atomic instructions"): with one-instruction atomics dtour (fan-in 4, tree wake-up), whose
+ *     counters let the last arriver of a group go on at once; where a read-modify-write is an
+ *     exclusive pair, whose store fails and loops while others take the line, stour with 002 §V's
+ *     defaults (fan-in 4, padded flags, NUMA-aware wake-up), which has no atomics;
  *   some core holds two or more participants (SMT siblings): hybrid with group=core — 003 §4's hybrid,
  *     a counter among the siblings of a core, dissemination across cores (measured best on the Xeon
- *     Phi, whose cores run four threads each);
- *   participants spread over several cache groups, none holding more than AG_AUTO_GROUP_MAX, some two or
- *     more: hybrid with group=cache (centralized inside a shared cache, dissemination across). Not
- *     above that size: a counter's arrivals are serialized, one transfer each, so a group of G costs
- *     about G transfers against dissemination's log2 G rounds (002 §IV: SENSE grows linearly), and a
- *     whole socket's cache group (128 threads on the ThunderX2) made auto 5.7x slower than the best
- *     fixed algorithm in the simulator (docs/results.md, "auto");
- *   up to 16 participants: dissemination, ways=1 (fewest rounds of parallel one-to-one signals);
- *   more: stour with 002 §V's defaults (fan-in 4, padded flags, NUMA-aware wake-up), 002's measured
- *     best at 64 threads on its three ARMv8 machines. */
+ *     Phi, whose cores run four threads each: 003 §5.3);
+ *   otherwise: dissemination, ways=1, padded — the fewest steps of parallel one-to-one signals, each
+ *     on a line of its own (002 §V-B.1's padding; 002's DIS, which lost to stour in its Table IV, kept
+ *     a processor's flags of all rounds in one record: docs/results.md, "002's baselines as 002 built
+ *     them"). */
 #include "auto.h"
 
 const char *ag_auto_algo(const struct ag_auto_in *in)
@@ -29,11 +37,9 @@ const char *ag_auto_algo(const struct ag_auto_in *in)
         return "central";
     if (!in->spins)
         return in->cpu_groups < in->n && in->core_groups > 1 ? "hybrid:group=core" : "central";
+    if (in->numa_groups > 1 && in->smallest_numa_group >= AG_AUTO_NODE_MIN)
+        return in->rmw_pairs ? "stour" : "dtour";
     if (in->core_groups < in->n)
         return "hybrid:group=core";
-    if (in->cache_groups > 1 && in->cache_groups < in->n && in->largest_cache_group <= AG_AUTO_GROUP_MAX)
-        return "hybrid:group=cache";
-    if (in->n <= 16)
-        return "dissemination";
-    return "stour";
+    return "dissemination";
 }

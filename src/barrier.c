@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 #include "owner.h"
 #include "shape.h"
@@ -59,17 +63,31 @@ static unsigned cpus_named(unsigned n, const int *cpus)
     return k;
 }
 
+/* Whether this build's read-modify-writes are exclusive pairs (auto.h). x86 and an aarch64 build with
+ * LSE atomics (-march=armv8.1-a or later): one instruction. Other aarch64 builds: GCC 10+ and clang 12+
+ * call outlined atomics that use LSE when the CPU has it (HWCAP_ATOMICS), pairs when it does not; an
+ * older compiler's build runs pairs on any CPU, which this does not see. */
+static int rmw_pairs(void)
+{
+#if defined(__aarch64__) && !defined(__ARM_FEATURE_ATOMICS)
+    return !(getauxval(AT_HWCAP) & HWCAP_ATOMICS);
+#else
+    return 0;
+#endif
+}
+
 /* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
 static const char *auto_algo(unsigned n, const int *cpus, const struct ag_waitpol *wp, const struct ag_shape *sh)
 {
     struct ag_auto_in in = { .n = n, .cpu_groups = cpus_named(n, cpus), .core_groups = sh->ngroups[AG_LVL_CORE],
-                             .cache_groups = sh->ngroups[AG_LVL_CACHE] };
+                             .numa_groups = sh->ngroups[AG_LVL_NUMA], .rmw_pairs = rmw_pairs() };
     in.spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
-    unsigned *size = calloc(in.cache_groups ? in.cache_groups : 1, sizeof *size); /* the largest cache group */
-    in.largest_cache_group = size ? 0 : n; /* out of memory: as if one group held everybody */
+    unsigned *size = calloc(in.numa_groups ? in.numa_groups : 1, sizeof *size); /* the smallest node */
     for (unsigned t = 0; size && t < n; t++)
-        if (++size[sh->group[AG_LVL_CACHE][t]] > in.largest_cache_group)
-            in.largest_cache_group = size[sh->group[AG_LVL_CACHE][t]];
+        size[sh->group[AG_LVL_NUMA][t]]++;
+    in.smallest_numa_group = size ? n : 0; /* out of memory: as if some node held nobody */
+    for (unsigned g = 0; size && g < in.numa_groups; g++)
+        in.smallest_numa_group = size[g] < in.smallest_numa_group ? size[g] : in.smallest_numa_group;
     free(size);
     return ag_auto_algo(&in);
 }

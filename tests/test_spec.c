@@ -187,20 +187,23 @@ static void test_auto_rule(void)
         struct ag_auto_in in;
         const char *want;
     } cases[] = {
-        { { 1, 1, 1, 1, 1, 1 }, "central" },
-        { { 8, 0, 8, 8, 2, 4 }, "central" },                /* a policy that does not spin */
-        { { 4, 0, 2, 2, 1, 4 }, "hybrid:group=core" },      /* ... with two placed on each of 2 CPUs */
-        { { 4, 0, 4, 2, 1, 4 }, "central" },                /* ... the same guessed (no cfg.cpus) */
-        { { 4, 0, 1, 1, 1, 4 }, "central" },                /* ... all placed on one CPU */
-        { { 8, 1, 8, 4, 1, 8 }, "hybrid:group=core" },      /* SMT siblings share cores */
-        { { 256, 1, 256, 64, 2, 128 }, "hybrid:group=core" },
-        { { 16, 1, 16, 16, 4, 4 }, "hybrid:group=cache" },  /* small cache groups */
-        { { 64, 1, 64, 64, 8, 8 }, "hybrid:group=cache" },  /* at the largest group allowed */
-        { { 64, 1, 64, 64, 4, 16 }, "stour" },              /* a group too large for a counter */
-        { { 16, 1, 16, 16, 2, 9 }, "dissemination" },
-        { { 8, 1, 8, 8, 8, 1 }, "dissemination" },          /* one participant per cache group */
-        { { 2, 1, 2, 2, 1, 2 }, "dissemination" },          /* one cache group (this VM) */
-        { { 17, 1, 17, 17, 1, 17 }, "stour" },
+        /* n, spins, cpu_groups, core_groups, numa_groups, smallest_numa_group, rmw_pairs */
+        { { 1, 1, 1, 1, 1, 1, 0 }, "central" },
+        { { 8, 0, 8, 8, 2, 4, 0 }, "central" },                 /* a policy that does not spin */
+        { { 4, 0, 2, 2, 1, 4, 0 }, "hybrid:group=core" },       /* ... with two placed on each of 2 CPUs */
+        { { 4, 0, 4, 2, 1, 4, 0 }, "central" },                 /* ... the same guessed (no cfg.cpus) */
+        { { 4, 0, 1, 1, 1, 4, 0 }, "central" },                 /* ... all placed on one CPU */
+        { { 8, 1, 8, 4, 1, 8, 0 }, "hybrid:group=core" },       /* SMT siblings share cores */
+        { { 240, 1, 240, 60, 1, 240, 0 }, "hybrid:group=core" }, /* the Xeon Phi, 4 per core */
+        { { 48, 1, 48, 48, 2, 16, 0 }, "dtour" },               /* two NUMA nodes, 16 on the smaller */
+        { { 256, 1, 256, 64, 2, 128, 0 }, "dtour" },            /* ... ahead of SMT */
+        { { 48, 1, 48, 48, 2, 16, 1 }, "stour" },               /* ... exclusive pairs: no atomics */
+        { { 47, 1, 47, 47, 2, 15, 0 }, "dissemination" },       /* a node with fewer than 16 */
+        { { 16, 1, 16, 16, 8, 2, 0 }, "dissemination" },        /* scattered over 8 sockets */
+        { { 16, 1, 16, 8, 8, 2, 0 }, "hybrid:group=core" },     /* ... as SMT pairs */
+        { { 64, 1, 64, 64, 1, 64, 1 }, "dissemination" },       /* one node: pairs do not matter */
+        { { 64, 1, 64, 64, 1, 64, 0 }, "dissemination" },
+        { { 2, 1, 2, 2, 1, 2, 0 }, "dissemination" },           /* this VM */
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = ag_auto_algo(&cases[i].in);
