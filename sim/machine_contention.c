@@ -1,7 +1,8 @@
 /* machine_contention.c — the optional contention parameters of a machine description (issue 12 item 1;
  * sim/machines/README.md): $.interconnect.links (link occupancy), $.coherence.three_leg (home-node paths
- * on multi-socket machines) and $.coherence.smt_issue (SMT siblings sharing their core's issue). Checked
- * whole at load; absent, the machine has none of them. */
+ * on multi-socket machines), $.coherence.smt_issue (SMT siblings sharing their core's issue) and
+ * $.coherence.occupancy (requests queueing at the line's directory slice). Checked whole at load;
+ * absent, the machine has none of them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -99,3 +100,27 @@ static int ld_smt(struct ld *l)
 }
 
 int ld_contention(struct ld *l) { return ld_links(l) || ld_three_leg(l) || ld_smt(l) ? -1 : 0; }
+
+/* $.coherence.occupancy (optional): requests that miss queue at the line's directory slice, one per unit
+ * of `slices`, each holding it for `request` (issue 12 item 1). Absent: not modeled. */
+int ld_occupancy(struct ld *l, json_t *oc)
+{
+    struct sim_machine *m = l->m;
+    m->dir_level = -1;
+    m->ndir = 0;
+    if (!oc)
+        return 0;
+    if (!json_is_object(oc))
+        return ld_bad(l, "$.coherence.occupancy: expected an object with slices and request");
+    const char *lv = ld_str(l, oc, "$.coherence.occupancy", "slices");
+    if (!lv)
+        return -1;
+    int k = sim_machine_level(m, lv);
+    if (k < 0)
+        return ld_bad(l, "$.coherence.occupancy.slices: '%s' is not a level of $.topology.levels", lv);
+    if (ld_quantity(l, json_object_get(oc, "request"), "$.coherence.occupancy.request", "time", &m->dir_request_ns))
+        return -1;
+    m->dir_level = k;
+    m->ndir = sim_machine_unit(m, m->threads - 1, (unsigned)k) + 1;
+    return 0;
+}

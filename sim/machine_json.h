@@ -31,5 +31,7 @@ int ld_os(struct ld *l);
 int ld_transfer_times(struct ld *l, json_t *coherence);
 /* machine_contention.c: $.interconnect.links, $.coherence.three_leg and smt_issue. 0, or -1 after a refusal. */
 int ld_contention(struct ld *l);
+/* machine_contention.c: $.coherence.occupancy (oc: that member or NULL). 0, or -1 after a refusal. */
+int ld_occupancy(struct ld *l, json_t *oc);
 
 #endif

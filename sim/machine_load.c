@@ -274,30 +274,6 @@ static int load_layer_map(struct ld *l)
     return 0;
 }
 
-/* $.coherence.occupancy (optional): requests that miss queue at the line's directory slice, one per unit
- * of `slices`, each holding it for `request` (issue 12 item 1). Absent: not modeled. */
-static int load_occupancy(struct ld *l, json_t *oc)
-{
-    struct sim_machine *m = l->m;
-    m->dir_level = -1;
-    m->ndir = 0;
-    if (!oc)
-        return 0;
-    if (!json_is_object(oc))
-        return ld_bad(l, "$.coherence.occupancy: expected an object with slices and request");
-    const char *lv = ld_str(l, oc, "$.coherence.occupancy", "slices");
-    if (!lv)
-        return -1;
-    int k = sim_machine_level(m, lv);
-    if (k < 0)
-        return ld_bad(l, "$.coherence.occupancy.slices: '%s' is not a level of $.topology.levels", lv);
-    if (ld_quantity(l, json_object_get(oc, "request"), "$.coherence.occupancy.request", "time", &m->dir_request_ns))
-        return -1;
-    m->dir_level = k;
-    m->ndir = sim_machine_unit(m, m->threads - 1, (unsigned)k) + 1;
-    return 0;
-}
-
 /* $.coherence.atomic: the read-modify-write mechanism (kind) and its extra cost on an owned line */
 static int load_atomic(struct ld *l, json_t *co)
 {
@@ -358,7 +334,7 @@ static int load_coherence(struct ld *l)
     }
     if (load_atomic(l, co))
         return -1;
-    if (load_occupancy(l, json_object_get(co, "occupancy")) || ld_transfer_times(l, co))
+    if (ld_occupancy(l, json_object_get(co, "occupancy")) || ld_transfer_times(l, co))
         return -1;
     json_t *home = json_object_get(co, "home");
     if (home) {
