@@ -52,9 +52,8 @@ def rows(figures, by_machine, sets=None):
                 continue
             paper = f.get("value_ns_derived") or f["value"] * UNIT_NS.get(f["unit"], float("nan"))
             sim = stat(f, r)
-            out.append((f["machine"], f"{f['algorithm_paper']} ({f['algorithm']}), {f['threads']} threads",
-                        f"{paper:,.0f} ns", f"{sim:,.0f} ns", sim / paper, agrees(sim / paper, f.get("bound")),
-                        f["paper"], f["where"].split(":")[0]))
+            out.append(row(f, f"{f['algorithm_paper']} ({f['algorithm']}), {f['threads']} threads",
+                           f"{paper:,.0f} ns", f"{sim:,.0f} ns", sim / paper))
         elif f["kind"] == "ratio" and f.get("form") == "speedup":
             a, b = f["a"], f["b"]
             if b.get("algorithm_set") and isinstance(a.get("algorithm"), str) and sets:
@@ -72,9 +71,8 @@ def rows(figures, by_machine, sets=None):
                 continue
             sim = stat(f, rb) / stat(f, ra)
             bound = {"upper": "≤ ", "lower": "≥ "}.get(f.get("bound"), "")
-            out.append((f["machine"], f"{b['algorithm']} / {a['algorithm']} at {a['threads']} threads",
-                        f"{bound}{f['value']:g}×", f"{sim:.2f}×", sim / f["value"],
-                        agrees(sim / f["value"], f.get("bound")), f["paper"], f["where"].split(":")[0]))
+            out.append(row(f, f"{b['algorithm']} / {a['algorithm']} at {a['threads']} threads",
+                           f"{bound}{f['value']:g}×", f"{sim:.2f}×", sim / f["value"]))
     return out
 
 
@@ -86,9 +84,14 @@ def set_ratio(f, res, algorithm_set):
     if ra is None or best is None:
         return []
     sim = stat(f, best[1]) / stat(f, ra)
-    return [(f["machine"], f"best of {f['b']['algorithm_set']} ({best[0]}: {best[1]['impl'].split(':', 1)[1]}) / "
-             f"{a['algorithm']} at {a['threads']} threads", f"{f['value']:g}×", f"{sim:.2f}×", sim / f["value"],
-             agrees(sim / f["value"], f.get("bound")), f["paper"], f["where"].split(":")[0])]
+    return [row(f, f"best of {f['b']['algorithm_set']} ({best[0]}: {best[1]['impl'].split(':', 1)[1]}) / "
+                f"{a['algorithm']} at {a['threads']} threads", f"{f['value']:g}×", f"{sim:.2f}×", sim / f["value"])]
+
+
+def row(f, what, paper, sim, q):
+    """One table row of figure f: machine, what, the paper's and the simulated text, sim / paper, whether
+    they agree, the source."""
+    return (f["machine"], what, paper, sim, q, agrees(q, f.get("bound")), f["paper"], f["where"].split(":")[0])
 
 
 def agrees(q, bound):
