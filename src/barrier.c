@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__aarch64__)
-#include <asm/hwcap.h>
 #include <sys/auxv.h>
+#ifndef HWCAP_ATOMICS
+#define HWCAP_ATOMICS (1UL << 8) /* the kernel's AT_HWCAP bit for LSE (arch/arm64 uapi hwcap.h) */
+#endif
 #endif
 
 #include "owner.h"
