@@ -150,6 +150,20 @@ assert sys.argv[5] == "1" and [r["status"] for r in killed] == ["failed"], kille
 assert "time limit" in killed[0]["error"], killed[0]
 print("plan, failed and killed workers: 1 passed, 0 failed")
 PY
+# auto on the modeled topology (src/auto.c): one socket, two sockets of 16+ each, exclusive pairs, scattered
+for v in cores-machine cores-llsc scatter-machine; do
+  "$build/bin/andgate" sim --machine thunderx2 --pin "${v%-*}" --atomics "${v#*-}" --algos auto --threads 16,48 \
+    --episodes 5 --quiet --json "$out/auto-$v.json"
+done
+python3 - "$out" <<'PY'
+import json, sys
+def chose(name):
+    return [r["impl"].split(":")[1] for r in json.load(open(f"{sys.argv[1]}/auto-{name}.json"))["results"]]
+assert chose("cores-machine") == ["dissemination", "dtour"], chose("cores-machine")
+assert chose("cores-llsc") == ["dissemination", "stour"], chose("cores-llsc")
+assert chose("scatter-machine") == ["dissemination", "dtour"], chose("scatter-machine")
+print("auto on thunderx2: 3 passed, 0 failed")
+PY
 # a report directory whose name holds a quote and a space: no shell between andgate and python
 "$build/bin/andgate" sim --machine tile64 --algos central --threads 2 --episodes 5 --quiet --report "$out/it's here"
 test -s "$out/it's here/index.html"
