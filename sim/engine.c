@@ -101,26 +101,17 @@ static int invalid(struct sim_result *res, const char *msg)
     return EINVAL;
 }
 
-/* The library's shape, built by src/shape.c from the placement: ranks in topology order (hardware
- * thread numbers are mixed-radix, outermost level first, so that is their order), dense group ids in
- * rank order by core, by the machine's cache level and by socket (global unit numbers). */
+/* The layout of the algorithm on the library's shape of the placement (sim_shape). */
 static int plan(struct sim *s, long *params, unsigned line, struct ag_layout *L, uint32_t *broken)
 {
-    unsigned n = s->n;
-    const unsigned lvl[3] = { s->m->nlevels - 2, s->m->cache_level, 0 };
-    struct ag_place *pl = calloc(n, sizeof *pl);
+    unsigned n = s->n, *hw = malloc((n ? n : 1) * sizeof *hw);
     struct ag_shape sh = { 0 };
-    if (!pl)
+    if (!hw)
         return ENOMEM;
-    for (unsigned t = 0; t < n; t++) {
-        pl[t] = (struct ag_place){ .tid = t, .key = { (int)s->part[t].hw } };
-        for (int g = 0; g < 3; g++) {
-            int u = (int)sim_machine_unit(s->m, s->part[t].hw, lvl[g]);
-            pl[t].group[g][0] = pl[t].group[g][1] = u;
-        }
-    }
-    int rc = ag_shape_from_places(&sh, n, pl);
-    free(pl);
+    for (unsigned t = 0; t < n; t++)
+        hw[t] = s->part[t].hw;
+    int rc = sim_shape(s->m, n, hw, &sh);
+    free(hw);
     if (rc)
         return rc;
     const unsigned *group[3] = { sh.group[0], sh.group[1], sh.group[2] };

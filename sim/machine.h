@@ -146,4 +146,11 @@ int sim_machine_param(const struct sim_machine *m, const char *path, double *val
  * over the sockets first). 0, or -1 (n exceeds the machine, unknown policy) with a message. */
 int sim_place(const struct sim_machine *m, unsigned n, const char *policy, unsigned *hw, char *err, size_t errlen);
 
+/* The library's shape (src/shape.h) of n participants on hardware threads hw[]: ranks in topology order
+ * (hardware thread numbers are mixed-radix, outermost level first, so that is their order), dense group
+ * ids by core, by the machine's cache level and by socket (the NUMA level). 0 or ENOMEM; free with
+ * ag_shape_free. */
+struct ag_shape;
+int sim_shape(const struct sim_machine *m, unsigned n, const unsigned *hw, struct ag_shape *sh);
+
 #endif

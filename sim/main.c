@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "hw.h"
 #include "auto.h"
+#include "shape.h"
 #include "counts.h"
 #include "experiment.h"
 #include "json.h"
@@ -36,11 +37,6 @@
 #define PROG "andgate sim"
 
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }
-static int by_unsigned(const void *a, const void *b)
-{
-    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return (x > y) - (x < y);
-}
 
 static int list_machines(void)
 {
@@ -63,35 +59,26 @@ static int list_machines(void)
 }
 
 /* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
- * pin, the cores and NUMA nodes they occupy (the socket, level 0, as the engine's plan groups them), the
- * machine's atomics (after --atomics), and whether the wait policy spins. */
+ * pin (more than the hardware threads wrap, as the engine runs them), the shape the engine's plan sees
+ * of them (sim_shape: a socket is a NUMA node), the machine's atomics after --atomics, and whether the
+ * wait policy spins. The simulator binds every participant to its hardware thread: its placement is
+ * known, as cfg.cpus makes it known to the library. */
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];
     struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n, .numa_groups = 1,
                              .smallest_numa_group = n, .rmw_pairs = m->atomic_llsc };
+    struct ag_shape sh = { 0 };
     char err[300];
-    unsigned placed = n < m->threads ? n : m->threads; /* more participants wrap, as the engine runs them */
+    unsigned placed = n < m->threads ? n : m->threads;
     if (n > SIM_MAX_THREADS || sim_place(m, placed, pin, hw, err, sizeof err))
         return ag_auto_algo(&in);
     for (unsigned t = placed; t < n; t++)
         hw[t] = hw[t % placed];
-    qsort(hw, n, sizeof *hw, by_unsigned); /* topology order, as the library ranks participants */
-    unsigned core = m->nlevels - 2;        /* the levels end with core, smt */
-    /* the simulator binds every participant to its hardware thread (more participants than hardware
-     * threads wrap): its placement is known, as cfg.cpus makes it known to the library */
-    in.cpu_groups = in.core_groups = in.numa_groups = 0;
-    for (unsigned i = 0, size = 0; i < n; i++) {
-        int new_node = !i || sim_machine_unit(m, hw[i], 0) != sim_machine_unit(m, hw[i - 1], 0);
-        in.cpu_groups += !i || hw[i] != hw[i - 1];
-        in.core_groups += !i || sim_machine_unit(m, hw[i], core) != sim_machine_unit(m, hw[i - 1], core);
-        in.numa_groups += new_node;
-        if (new_node && i && size < in.smallest_numa_group)
-            in.smallest_numa_group = size; /* the node just left */
-        size = new_node ? 1 : size + 1;
-        if (i == n - 1 && size < in.smallest_numa_group)
-            in.smallest_numa_group = size;
-    }
+    in.cpu_groups = placed; /* sim_place gives distinct hardware threads */
+    if (sim_shape(m, n, hw, &sh) == 0)
+        ag_auto_from_shape(&in, &sh);
+    ag_shape_free(&sh);
     return ag_auto_algo(&in);
 }
 

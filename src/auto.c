@@ -29,7 +29,11 @@
  *     on a line of its own (002 §V-B.1's padding; 002's DIS, which lost to stour in its Table IV, kept
  *     a processor's flags of all rounds in one record: docs/results.md, "002's baselines as 002 built
  *     them"). */
+#define _GNU_SOURCE /* shape.h: cpu_set_t */
 #include "auto.h"
+
+#include "algo.h" /* AG_LVL_* */
+#include "shape.h"
 
 const char *ag_auto_algo(const struct ag_auto_in *in)
 {
@@ -42,4 +46,17 @@ const char *ag_auto_algo(const struct ag_auto_in *in)
     if (in->core_groups < in->n)
         return "hybrid:group=core";
     return "dissemination";
+}
+
+void ag_auto_from_shape(struct ag_auto_in *in, const struct ag_shape *sh)
+{
+    in->core_groups = sh->ngroups[AG_LVL_CORE];
+    in->numa_groups = sh->ngroups[AG_LVL_NUMA];
+    in->smallest_numa_group = sh->n;
+    for (unsigned r = 0, run = 0; r < sh->n; r++) {
+        const unsigned *node = sh->group[AG_LVL_NUMA];
+        run = r && node[sh->order[r]] == node[sh->order[r - 1]] ? run + 1 : 1;
+        if ((r + 1 == sh->n || node[sh->order[r + 1]] != node[sh->order[r]]) && run < in->smallest_numa_group)
+            in->smallest_numa_group = run; /* a node's run ends at r */
+    }
 }

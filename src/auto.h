@@ -21,4 +21,9 @@ struct ag_auto_in {
 /* The spec auto stands for. */
 const char *ag_auto_algo(const struct ag_auto_in *in);
 
+/* in's core_groups, numa_groups and smallest_numa_group from a shape (shape.h): its dense group ids run
+ * in rank order, so a node's participants are one run. The library and the simulator both fill them so. */
+struct ag_shape;
+void ag_auto_from_shape(struct ag_auto_in *in, const struct ag_shape *sh);
+
 #endif

@@ -81,16 +81,9 @@ static int rmw_pairs(void)
 /* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
 static const char *auto_algo(unsigned n, const int *cpus, const struct ag_waitpol *wp, const struct ag_shape *sh)
 {
-    struct ag_auto_in in = { .n = n, .cpu_groups = cpus_named(n, cpus), .core_groups = sh->ngroups[AG_LVL_CORE],
-                             .numa_groups = sh->ngroups[AG_LVL_NUMA], .rmw_pairs = rmw_pairs() };
+    struct ag_auto_in in = { .n = n, .cpu_groups = cpus_named(n, cpus), .rmw_pairs = rmw_pairs() };
     in.spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
-    unsigned *size = calloc(in.numa_groups ? in.numa_groups : 1, sizeof *size); /* the smallest node */
-    for (unsigned t = 0; size && t < n; t++)
-        size[sh->group[AG_LVL_NUMA][t]]++;
-    in.smallest_numa_group = size ? n : 0; /* out of memory: as if some node held nobody */
-    for (unsigned g = 0; size && g < in.numa_groups; g++)
-        in.smallest_numa_group = size[g] < in.smallest_numa_group ? size[g] : in.smallest_numa_group;
-    free(size);
+    ag_auto_from_shape(&in, sh);
     return ag_auto_algo(&in);
 }
 
