@@ -112,13 +112,9 @@ int ld_occupancy(struct ld *l, json_t *oc)
         return 0;
     if (!json_is_object(oc))
         return ld_bad(l, "$.coherence.occupancy: expected an object with slices and request");
-    const char *lv = ld_str(l, oc, "$.coherence.occupancy", "slices");
-    if (!lv)
-        return -1;
-    int k = sim_machine_level(m, lv);
-    if (k < 0)
-        return ld_bad(l, "$.coherence.occupancy.slices: '%s' is not a level of $.topology.levels", lv);
-    if (ld_quantity(l, json_object_get(oc, "request"), "$.coherence.occupancy.request", "time", &m->dir_request_ns))
+    int k = level_at(l, oc, "$.coherence.occupancy", "slices");
+    if (k < 0 ||
+        ld_quantity(l, json_object_get(oc, "request"), "$.coherence.occupancy.request", "time", &m->dir_request_ns))
         return -1;
     m->dir_level = k;
     m->ndir = sim_machine_unit(m, m->threads - 1, (unsigned)k) + 1;

@@ -54,8 +54,8 @@ void ag_auto_from_shape(struct ag_auto_in *in, const struct ag_shape *sh)
     in->core_groups = sh->ngroups[AG_LVL_CORE];
     in->numa_groups = sh->ngroups[AG_LVL_NUMA];
     in->smallest_numa_group = sh->n;
+    const unsigned *node = sh->group[AG_LVL_NUMA];
     for (unsigned r = 0, run = 0; r < sh->n; r++) {
-        const unsigned *node = sh->group[AG_LVL_NUMA];
         run = r && node[sh->order[r]] == node[sh->order[r - 1]] ? run + 1 : 1;
         if ((r + 1 == sh->n || node[sh->order[r + 1]] != node[sh->order[r]]) && run < in->smallest_numa_group)
             in->smallest_numa_group = run; /* a node's run ends at r */
