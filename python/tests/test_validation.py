@@ -116,3 +116,14 @@ def test_delay_optimum_and_degradation():
     assert verdict("spin-loop delay", {}) == "not simulated"
     # the latency results of the machine are not the sweep
     assert verdict("spin-loop delay", {"xeonphi5110p": delay_run(paper)["xeonphi5110p/epcc"]}) == "not simulated"
+
+
+def test_harp_prototype_beats_neither_counting_nor_omp_significantly():
+    def by(proto):
+        return {"harp-broadwell": [rec("hw-harp-prototype", 28, proto), rec("counting:line=64", 28, 1500),
+                                   rec("central:line=64", 28, 1600)]}
+    assert verdict("hw-harp (as built", by(1400)) == "yes"   # within 10 % below counting
+    assert verdict("hw-harp (as built", by(2300)) == "yes"   # behind, within 1.5x
+    assert verdict("hw-harp (as built", by(1000)) == "no"    # beats both by a third
+    assert verdict("hw-harp (as built", by(2500)) == "no"    # more than 1.5x the slower of the two
+    assert verdict("hw-harp (as built", {}) == "not simulated"

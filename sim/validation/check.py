@@ -21,6 +21,7 @@ import sys
 from shapes import best_of_set, evaluate, figures_doc, plainest
 
 AGREE = 1.5
+BOUND_MARK = {"upper": "≤ ", "lower": "≥ "}  # how a bound figure's value is shown
 UNIT_NS = {"ns": 1.0, "us": 1000.0, "µs": 1000.0, "ms": 1e6}
 
 
@@ -52,8 +53,9 @@ def rows(figures, by_machine, sets=None):
                 continue
             paper = f.get("value_ns_derived") or f["value"] * UNIT_NS.get(f["unit"], float("nan"))
             sim = stat(f, r)
+            bound = BOUND_MARK.get(f.get("bound"), "")
             out.append(row(f, f"{f['algorithm_paper']} ({f['algorithm']}), {f['threads']} threads",
-                           f"{paper:,.0f} ns", f"{sim:,.0f} ns", sim / paper))
+                           f"{bound}{paper:,.0f} ns", f"{sim:,.0f} ns", sim / paper))
         elif f["kind"] == "ratio" and f.get("form") == "speedup":
             a, b = f["a"], f["b"]
             if b.get("algorithm_set") and isinstance(a.get("algorithm"), str) and sets:
@@ -70,7 +72,7 @@ def rows(figures, by_machine, sets=None):
             if ra is None or rb is None:
                 continue
             sim = stat(f, rb) / stat(f, ra)
-            bound = {"upper": "≤ ", "lower": "≥ "}.get(f.get("bound"), "")
+            bound = BOUND_MARK.get(f.get("bound"), "")
             out.append(row(f, f"{b['algorithm']} / {a['algorithm']} at {a['threads']} threads",
                            f"{bound}{f['value']:g}×", f"{sim:.2f}×", sim / f["value"]))
     return out

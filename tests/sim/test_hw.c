@@ -206,7 +206,7 @@ static void test_list(void)
             fail("sim_hw_find(%s) does not find it", (*d)->name);
     }
     checks++;
-    if (k != 5 || sim_hw_find("hw-nothing") || sim_hw_find(NULL))
+    if (k != 6 || sim_hw_find("hw-nothing") || sim_hw_find(NULL))
         fail("device list: %u devices, or sim_hw_find found a device that does not exist", k);
 }
 
@@ -291,6 +291,49 @@ static void test_harp(void)
     const char *noL[] = { "del devices.afu.cpu_afu_latency" };
     variant("harp-broadwell", &v, 1, noL);
     refused("hw-harp", &v, 2, hw, "cpu_afu_latency: missing");
+    sim_machine_free(&v);
+    sim_machine_free(&m);
+}
+
+/* hw-harp-prototype: hw-harp's model with devices.afu.prototype_latency (a PCIe transfer, 450 ns) as L —
+ * the same registrations and releases as hw-harp on a machine whose cpu_afu_latency is that value */
+static void test_harp_prototype(void)
+{
+    struct sim_machine m, v;
+    struct dev x, y;
+    unsigned hw[MAXN];
+    double t[MAXN], reg[MAXN], rel[MAXN], reg2[MAXN], rel2[MAXN];
+    const double Lp = 450, a = 1 / 0.4, ad = 6 / 2.4;
+    load("harp-broadwell", &m);
+    iota(hw, 1, 1);
+    must_open(&x, "hw-harp-prototype", &m, 1, hw);
+    t[0] = 10;
+    double ta = episode(&x, t, reg, rel);
+    near("harp prototype n=1 registration", reg[0], 10 + Lp + a);
+    near("harp prototype n=1 release", rel[0], ta + ad + Lp);
+    close_dev(&x);
+
+    const char *as_projected[] = { "set devices.afu.cpu_afu_latency 450 ns" };
+    variant("harp-broadwell", &v, 1, as_projected);
+    iota(hw, 28, 1);
+    for (unsigned q = 0; q < 28; q++)
+        t[q] = (q * 7919u % 97u) * 11.3; /* staggered over about 1 us: some arrivals queue for a slot */
+    must_open(&x, "hw-harp-prototype", &m, 28, hw);
+    must_open(&y, "hw-harp", &v, 28, hw);
+    episode(&x, t, reg, rel);
+    episode(&y, t, reg2, rel2);
+    for (unsigned q = 0; q < 28; q++) {
+        near("harp prototype = hw-harp at L = 450 ns: registration", reg[q], reg2[q]);
+        near("harp prototype = hw-harp at L = 450 ns: release", rel[q], rel2[q]);
+    }
+    close_dev(&x);
+    close_dev(&y);
+    sim_machine_free(&v);
+
+    const char *noP[] = { "del devices.afu.prototype_latency" };
+    variant("harp-broadwell", &v, 1, noP);
+    refused("hw-harp-prototype", &v, 2, hw, "hw-harp-prototype needs devices.afu (a HARP machine");
+    refused("hw-harp-prototype", &v, 2, hw, "prototype_latency: missing");
     sim_machine_free(&v);
     sim_machine_free(&m);
 }
@@ -649,7 +692,8 @@ static void test_all(void)
     static const struct {
         const char *dev, *machine;
     } runs[] = {
-        { "hw-harp", "harp-broadwell" },   { "hw-barwait", "knl7210" },    { "hw-barwait", "harp-broadwell" },
+        { "hw-harp", "harp-broadwell" },   { "hw-harp-prototype", "harp-broadwell" },
+        { "hw-barwait", "knl7210" },       { "hw-barwait", "harp-broadwell" },
         { "hw-barwait", "xeon8160x8" },    { "hw-barwait", "opteron6272x4" }, { "hw-photonic", "knl7210" },
         { "hw-reflex", "tile64" },         { "hw-subutai", "noc64" },
     };
@@ -694,6 +738,7 @@ int main(int argc, char **argv)
         dir = argv[1];
     test_list();
     test_harp();
+    test_harp_prototype();
     test_barwait();
     test_photonic();
     test_reflex();
