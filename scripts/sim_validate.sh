@@ -31,6 +31,10 @@ ANDGATE=build/bin/andgate scripts/sim_experiment.sh 003-delay "$out"
 $sim --machine knl7210 --algos all --threads 2,4,8,16,32,64,128,256 --json "$out/knl7210.json"
 $sim --machine xeon8160x8 --algos all --threads 2,4,8,16,24,48,96,192,384 --json "$out/xeon8160x8.json"
 $sim --machine harp-broadwell --algos all --threads 2,4,8,14,28 --json "$out/harp-broadwell.json"
+# 001 §V's jittered arrival: Reflex beside the Tile Spin stand-in (scripts/sim_experiment.sh 001-jitter says
+# why central with backoff up to 1,024 cycles); check.py keeps these apart as tile64/jitter
+$sim --machine tile64 --algos 'hw-reflex;central' --wait 'backoff:max_ns=1463' --method jitter --jitter-us 5 \
+  --threads 2,4,8,16,32,64 --json "$out/tile64-jitter.json"
 for m in opteron6272x4 tile64 noc64; do
   $sim --machine $m --algos all --threads 2,4,8,16,32,64 --json "$out/$m.json"
 done

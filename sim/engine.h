@@ -93,6 +93,8 @@ struct sim_opts {
     double delay_ns;           /* > 0 (--wait pause:delay_ns=N, paused = 0): a spinning waiter polls every
                                 * self-layer hit + delay_ns of its own clock (poll_delay.c): it notices a
                                 * store at its next poll and takes that hit's share of its core's issue */
+    double delay_max_ns;       /* > delay_ns (--wait backoff:max_ns=N): the delay doubles after each poll,
+                                * from delay_ns up to this; otherwise the delay stays delay_ns */
     double split_ns;           /* > 0: split phase, arrive, this much independent work, then depart; the
                                 * latency is then last departure - (last arrival + split_ns) */
     /* more participants than hardware threads (os_sched.c): the policy and its time slice */

@@ -4,8 +4,9 @@
  * machines with coherence.smt_issue, a pausing one does not; pause:delay_ns polls on its own clock,
  * poll_delay.c); block, hybrid, yield and auto use the
  * machine's OS costs (its os block, which `andgate info --measure` writes; no paper gives them for its
- * machine); backoff is not modeled. auto resolves as the library does, with the machine's hardware
- * threads as the usable CPUs. */
+ * machine); backoff polls on its own clock like pause:delay_ns, the delay doubling from
+ * AG_BACKOFF_FIRST_NS to max_ns as in flag_wait.c. auto resolves as the library does, with the machine's
+ * hardware threads as the usable CPUs. */
 #define _GNU_SOURCE
 #include "policy.h"
 
@@ -28,7 +29,8 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
     ag_wait_resolve(&sp, n, m->threads, 1, &wp); /* placed: every participant on its hardware thread */
     so->sleeps = 0;
     so->spin_ns = so->yield_ns = so->lead_ns = 0;
-    if (n > m->threads && (wp.kind == AG_W_SPIN || wp.kind == AG_W_PAUSE || (wp.kind == AG_W_HYBRID && wp.ns > 0))) {
+    if (n > m->threads && (wp.kind == AG_W_SPIN || wp.kind == AG_W_PAUSE || wp.kind == AG_W_BACKOFF ||
+                           (wp.kind == AG_W_HYBRID && wp.ns > 0))) {
         snprintf(err, len, "--wait %s: %u participants on %s's %u hardware threads need a wait that gives the CPU "
                  "away (yield, block, hybrid:spin_ns=0): a spinning waiter is not preempted in this model", wait, n,
                  m->name, m->threads);
@@ -37,15 +39,13 @@ int sim_wait_policy(const char *wait, const struct sim_machine *m, unsigned n, s
     /* pause without a delay, and a hybrid's spin phase (flag_wait.c spins with pause there too): halted
      * issue throughout, seen at once; with a delay, polls every hit + delay */
     so->paused = (wp.kind == AG_W_PAUSE && wp.ns == 0) || wp.kind == AG_W_HYBRID;
-    so->delay_ns = wp.kind == AG_W_PAUSE ? (double)wp.ns : 0;
+    so->delay_ns = wp.kind == AG_W_PAUSE ? (double)wp.ns : wp.kind == AG_W_BACKOFF ? AG_BACKOFF_FIRST_NS : 0;
+    so->delay_max_ns = wp.kind == AG_W_BACKOFF ? (double)wp.ns : so->delay_ns;
     switch (wp.kind) {
     case AG_W_SPIN:
     case AG_W_PAUSE:
-        return 0;
     case AG_W_BACKOFF:
-        snprintf(err, len, "--wait %s: backoff is not modeled; expected spin, pause, yield, block, hybrid or auto",
-                 wait);
-        return -1;
+        return 0;
     case AG_W_YIELD:
         so->yield_ns = INFINITY;
         break;

@@ -16,7 +16,12 @@
  * Short delays steal more issue from working siblings, long ones detect stores later: 003's trade-off.
  * The poll is priced as one hit: the compare, branch and the delay instruction's own issue are not
  * counted (no per-instruction issue figures for the KNC core were read), which makes the duty a lower
- * bound. */
+ * bound.
+ *
+ * `--wait backoff:max_ns=N` polls the same way with the delay doubling after every poll, from
+ * AG_BACKOFF_FIRST_NS up to N, as the library's flag_wait.c does: the polls fall at wait_t0, then each
+ * one hit + the current delay after the one before. Its duty is taken at the first delay, the most a
+ * backoff poller takes (the share falls as the delay grows; smt.c has one duty per policy). */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
@@ -37,6 +42,14 @@ double sim_next_poll(const struct sim *s, const struct part *w, double t)
 {
     if (s->o->delay_ns <= 0 || t <= w->wait_t0)
         return t; /* no delay: it sees the store at once (its copy was invalidated while it spun) */
-    double p = poll_period(s);
-    return w->wait_t0 + ceil((t - w->wait_t0) / p) * p;
+    double h = s->m->layer[s->m->self_layer].ns, d = s->o->delay_ns, most = fmax(d, s->o->delay_max_ns);
+    double at = w->wait_t0;
+    while (d < most) { /* backoff: the polls while the delay still doubles */
+        at += h + d;
+        if (at >= t)
+            return at;
+        d = fmin(2 * d, most);
+    }
+    double p = h + most; /* then one poll every hit + the longest delay */
+    return at + ceil((t - at) / p) * p;
 }

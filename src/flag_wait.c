@@ -217,7 +217,7 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
         return outcome(r);
     }
     case AG_W_BACKOFF:
-        return paced(f, i, cond, v, deadline, 64, wp->ns);
+        return paced(f, i, cond, v, deadline, AG_BACKOFF_FIRST_NS, wp->ns);
     default:
         break;
     }

@@ -9,6 +9,10 @@
 
 enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK, AG_W_HYBRID, AG_W_AUTO };
 
+/* backoff's first pause between two loads (ns); it doubles up to max_ns (flag_wait.c, and the simulator's
+ * sim/poll_delay.c) */
+#define AG_BACKOFF_FIRST_NS 64
+
 /* A resolved policy ("auto" is resolved to hybrid with budgets). ns: pause delay_ns, backoff max_ns or hybrid spin_ns;
  * yield_ns: hybrid's budget of sched_yield polling after the spin and before the futex; lead_ns: hybrid's
  * paused spin for a group leader before the rest of the policy (flag_wait_lead in flags.h: a waiter whose

@@ -52,11 +52,16 @@ def compare_lines(base, other, floor=False):
 
 def pivot_lines(doc, method="latency", stat="median_ns"):
     """A Markdown table of one file's barrier results: a row per impl, a column per thread count, the chosen
-    statistic (workload records have their own table: workload.markdown_lines)."""
+    statistic (workload records have their own table: workload.markdown_lines). Where the file holds
+    several wait policies a row is an impl under one of them, "impl (wait)"."""
     res = ok_results(doc, method)
     threads = sorted({r["threads"] for r in res})
-    impls = list(dict.fromkeys(r["impl"] for r in res))
-    cell = {(r["impl"], r["threads"]): r[stat] for r in res}
+    several = len({r.get("wait") for r in res}) > 1
+
+    def label(r):
+        return f"{r['impl']} ({r.get('wait')})" if several else r["impl"]
+    impls = list(dict.fromkeys(label(r) for r in res))
+    cell = {(label(r), r["threads"]): r[stat] for r in res}
     lines = ["| impl | " + " | ".join(str(n) for n in threads) + " |",
              "|---|" + "---:|" * len(threads)]
     for i in impls:

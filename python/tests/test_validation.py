@@ -127,3 +127,15 @@ def test_harp_prototype_beats_neither_counting_nor_omp_significantly():
     assert verdict("hw-harp (as built", by(1000)) == "no"    # beats both by a third
     assert verdict("hw-harp (as built", by(2500)) == "no"    # more than 1.5x the slower of the two
     assert verdict("hw-harp (as built", {}) == "not simulated"
+
+
+def test_tile_spin_jitter_needs_closeness_to_16_and_a_break_above():
+    def by(ts16, ts64, wait="backoff:max_ns=1463"):
+        rs = [dict(rec("central:line=64", 16, ts16), wait=wait, method="jitter"),
+              dict(rec("central:line=64", 64, ts64), wait=wait, method="jitter")]
+        rs += [dict(rec("x", t, ns), impl="hw:hw-reflex", method="jitter") for t, ns in ((16, 50), (64, 150))]
+        return {"tile64/jitter": rs}
+    assert verdict("with one jittered arrival", by(60, 600)) == "yes"    # close at 16, 10x above vs Reflex 3x
+    assert verdict("with one jittered arrival", by(1500, 1560)) == "no"  # far behind at 16, flat above
+    assert verdict("with one jittered arrival", by(60, 150)) == "partly"  # close at 16, scales like Reflex
+    assert verdict("with one jittered arrival", by(60, 600, wait="spin")) == "not simulated"  # not Tile Spin

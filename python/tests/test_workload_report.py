@@ -105,6 +105,14 @@ def test_barrier_views_leave_workload_records_out():
     assert pivot_lines(doc) == ["| impl | 8 |", "|---|---:|", "| andgate:dissemination | 500 |"]
 
 
+def test_pivot_rows_name_the_wait_when_a_file_has_several():
+    doc = prodcons_doc()
+    doc["results"] = [dict(barrier_record("andgate:central", 8, 500.0), wait="spin"),
+                      dict(barrier_record("andgate:central", 8, 1500.0), wait="backoff:max_ns=1463")]
+    assert pivot_lines(doc)[2:] == ["| andgate:central (spin) | 500 |",
+                                    "| andgate:central (backoff:max_ns=1463) | 1,500 |"]
+
+
 def test_summary_labels_workload_records():
     lines = summary_lines(phases_doc())
     assert len(lines) == 4 and all(line.startswith("workload phases central:line=64 threads ") for line in lines)

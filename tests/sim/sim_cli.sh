@@ -107,7 +107,8 @@ bad "--pin none: the simulator places every participant" --pin none
 bad "--work-ns: expected a number in 0..1e+09, got 'inf'" --work-ns inf
 bad "with --report the result must go to a file" --report "$out/r2" --json -
 bad "--wait block: machine kunpeng920 has no os.futex_wait" --wait 'spin;block'
-bad "--wait backoff: backoff is not modeled" --wait backoff
+bad "--wait backoff:max_ns=10: backoff: bad value '10' for max_ns; expected an integer in 64..100000000" \
+  --wait backoff:max_ns=10
 bad "--wait hybrid:spin_ns=x" --wait 'hybrid:spin_ns=x'
 bad "--stores: expected one of rfo|streaming" --stores none
 bad "--split-ns: expected a number in 0..1e+09" --split-ns -1

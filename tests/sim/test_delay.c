@@ -4,6 +4,7 @@
  *      it takes hit / (hit + delay) of its core's issue, between a spinner's 1 and a paused waiter's 0;
  *   2. in a run across the two cores, a delay makes the hand-off later than a spin by no more than one
  *      poll period per waiting step;
+ *      with backoff (delay_max_ns) the delay doubles after each poll up to the longest;
  *   3. in a run on SMT siblings, what the siblings' polling adds to a barrier (the run with issue sharing
  *      minus the same run without) is smaller with a long delay than with a spin, and not nothing. */
 #include <stdio.h>
@@ -53,6 +54,15 @@ static void unit(void)
     o.delay_ns = 0;
     near("without the delay: a spinner takes a full turn", sim_issue_share(&s), 2);
     near("... and sees a store at once", sim_next_poll(&s, &parts[1], 101), 101);
+    /* backoff: the delay doubles after each poll, 10, 20, 40, then stays 40: polls at 100, 112, 134, 176,
+     * 218, 260, ... */
+    o.delay_ns = 10, o.delay_max_ns = 40;
+    near("backoff: the first poll a delay after the start", sim_next_poll(&s, &parts[1], 101), 112);
+    near("backoff: the delay doubled once", sim_next_poll(&s, &parts[1], 113), 134);
+    near("backoff: twice, reaching the longest", sim_next_poll(&s, &parts[1], 135), 176);
+    near("backoff: at the longest it stays", sim_next_poll(&s, &parts[1], 177), 218);
+    near("backoff: ... on that grid", sim_next_poll(&s, &parts[1], 219), 260);
+    near("backoff: a store at a poll instant is seen then", sim_next_poll(&s, &parts[1], 176), 176);
     sim_smt_free(&s);
 }
 

@@ -74,7 +74,8 @@ bad "expected barrier algorithms (software mutex and condition) or hw-subutai" "
 bad "expected barrier algorithms (software mutex and condition) or hw-subutai" "${os[@]}" --workload phases --algos all
 bad "the software mutex and condition need noc64's os block" --machine noc64 --workload prodcons --algos central
 bad "need a wait that gives the CPU away" "${os[@]}" --algos central --threads 65 --wait spin
+bad "need a wait that gives the CPU away" "${os[@]}" --algos central --threads 65 --wait backoff
 bad "need a wait that gives the CPU away" "${os[@]}" --algos central --threads 65 --wait 'block;hybrid'
 bad "noc64 has 64 hardware threads, and more participants need its os.context_switch" --machine noc64 --threads 65
 bad "--method epcc: a workload's record has its iterations' durations" "${os[@]}" --workload phases --algos central --method epcc
-echo "bad arguments: 13 passed, 0 failed"
+echo "bad arguments: 14 passed, 0 failed"
