@@ -19,6 +19,11 @@ struct row {
 
 /* One row per option; the readers column says which command or worker takes it. A row read by a
  * command and by its worker (and not set per job) is passed on to the worker as the command got it. */
+const struct ag_exp ag_exp_sim_defaults = {
+    .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores", .wait = "spin",
+    .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine",
+    .episodes = 200, .seed = 1, .jitter_us = 100, .alpha = -1 };
+
 static const struct row rows[] = {
     /* the plan: what to measure */
     { B | S | SJ | J, { "--algos", AG_OPT_STR, O(algos), 0, 0, NULL, "all|LIST",

@@ -2,7 +2,7 @@
  * one option table (the options of both commands and of the workers that run their jobs), the options
  * struct it fills, and the job a plan is made of. The data path of one result, a file per step:
  *
- *   option   common/experiment.c  (this table; tools/cmd_bench.c and tools/cmd_sim.c set the defaults)
+ *   option   common/experiment.c  (this table, and sim's defaults; tools/cmd_bench.c sets bench's)
  *   plan     tools/bench_plan.c (bench), tools/cmd_sim.c (sim: the simulator worker checks and expands it)
  *   job      tools/front.c runs each job in a worker: bench/worker.c, sim/main.c for the simulator, or
  *            for bench --mpi `mpirun -np R` bench/mpi_worker.c (rank 0 prints the record)
@@ -54,6 +54,10 @@ struct ag_exp {
     unsigned rounds, samples;
     int plan, models, list, clock;
 };
+
+/* andgate sim's defaults, the same in the command (tools/cmd_sim.c) and its worker (sim/main.c); each
+ * adds its own (the command's --timeout, the worker's scheduler) to a copy. */
+extern const struct ag_exp ag_exp_sim_defaults;
 
 /* Parses argv[first..argc-1] into o (the caller set its defaults) with the rows of `reader`. Returns 0,
  * or 1 for -h/--help; a bad command line exits with status 2 and one line (common/opts.h). */

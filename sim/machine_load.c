@@ -287,7 +287,8 @@ static int load_atomic(struct ld *l, json_t *co)
     while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k], ak))
         k++;
     if (k == sizeof kinds / sizeof kinds[0])
-        return ld_bad(l, "$.coherence.atomic.kind: '%s'; expected x86-lock, armv8-llsc, armv8-lse, tile-tns or unspecified", ak);
+        return ld_bad(l, "$.coherence.atomic.kind: '%s'; expected x86-lock, armv8-llsc, armv8-lse, tile-tns or "
+                      "unspecified", ak);
     m->atomic_llsc = !strcmp(ak, "armv8-llsc");
     m->atomic_armv8 = !strncmp(ak, "armv8-", 6);
     return 0;

@@ -90,9 +90,11 @@ static void load_machine(const struct ag_exp *o, struct sim_machine *m)
     if (sim_machine_load(o->machine, m, err, sizeof err))
         ag_usage_error(PROG, "%s", err);
     if (!strcmp(o->atomics, "llsc") && !m->atomic_armv8)
-        ag_usage_error(PROG, "--atomics llsc: exclusive load/store pairs are ARMv8's; %s is not an ARMv8 machine", m->name);
+        ag_usage_error(PROG, "--atomics llsc: exclusive load/store pairs are ARMv8's; %s is not an ARMv8 machine",
+                       m->name);
     if (!strcmp(o->atomics, "rmw") && m->atomic_llsc)
-        ag_usage_error(PROG, "--atomics rmw: %s's cores are ARMv8.0, without single-instruction atomics (LSE)", m->name);
+        ag_usage_error(PROG, "--atomics rmw: %s's cores are ARMv8.0, without single-instruction atomics (LSE)",
+                       m->name);
     if (strcmp(o->atomics, "machine"))
         m->atomic_llsc = !strcmp(o->atomics, "llsc");
     if (o->alpha >= 0) /* a what-if: every layer's α replaced (the host's command line says so) */
@@ -376,9 +378,8 @@ static int print_models(const struct ag_exp *o)
 
 int main(int argc, char **argv)
 {
-    struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores", .sched = "rr",
-                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine", .episodes = 200,
-                        .seed = 1, .jitter_us = 100, .alpha = -1 };
+    struct ag_exp o = ag_exp_sim_defaults;
+    o.sched = "rr";
     if (ag_exp_parse(PROG, AG_EXP_SIM_JOB, &o, argc, argv, 1)) {
         printf("andgate-sim: the simulator worker of `andgate sim` (see the top of sim/main.c)\n");
         ag_exp_usage(stdout, AG_EXP_SIM_JOB);

@@ -27,22 +27,23 @@
 
 #include <math.h>
 
-static double poll_period(const struct sim *s)
+/* One poll: a load of the waiter's valid copy, a hit on the machine's self layer. */
+static double poll_hit(const struct sim *s)
 {
-    return s->m->layer[s->m->self_layer].ns + s->o->delay_ns;
+    return s->m->layer[s->m->self_layer].ns;
 }
 
 double sim_poll_duty(const struct sim *s)
 {
-    double p = poll_period(s);
-    return p > 0 ? s->m->layer[s->m->self_layer].ns / p : 1;
+    double p = poll_hit(s) + s->o->delay_ns;
+    return p > 0 ? poll_hit(s) / p : 1;
 }
 
 double sim_next_poll(const struct sim *s, const struct part *w, double t)
 {
     if (s->o->delay_ns <= 0 || t <= w->wait_t0)
         return t; /* no delay: it sees the store at once (its copy was invalidated while it spun) */
-    double h = s->m->layer[s->m->self_layer].ns, d = s->o->delay_ns, most = fmax(d, s->o->delay_max_ns);
+    double h = poll_hit(s), d = s->o->delay_ns, most = fmax(d, s->o->delay_max_ns);
     double at = w->wait_t0;
     while (d < most) { /* backoff: the polls while the delay still doubles */
         at += h + d;

@@ -6,8 +6,9 @@
 /* What the rule looks at: n participants; whether the wait policy spins before it sleeps or yields;
  * how many CPUs the participants were placed on by the caller (cfg.cpus; n when the placement is the
  * library's guess, which binds nobody); how many cores and NUMA nodes (dense, in topology order) they
- * occupy, and the fewest participants any of those nodes holds; and whether a read-modify-write is a load-exclusive/store-exclusive pair that fails and
- * retries under contention (ARMv8.0, or a build without LSE atomics) rather than one instruction. */
+ * occupy, and the fewest participants any of those nodes holds; and whether a read-modify-write is a
+ * load-exclusive/store-exclusive pair that fails and retries under contention (ARMv8.0, or a build
+ * without LSE atomics) rather than one instruction. */
 struct ag_auto_in {
     unsigned n;
     int spins;

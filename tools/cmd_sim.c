@@ -139,9 +139,8 @@ static int passthrough(const char *worker, char **av)
 
 int cmd_sim(int argc, char **argv)
 {
-    struct ag_exp o = { .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores",
-                        .wait = "spin", .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine", .episodes = 200,
-                        .seed = 1, .jitter_us = 100, .alpha = -1, .timeout_s = 600 };
+    struct ag_exp o = ag_exp_sim_defaults;
+    o.timeout_s = 600;
     if (ag_exp_parse(PROG, AG_EXP_SIM, &o, argc, argv, 1)) {
         printf("usage: andgate sim [OPTIONS]\n");
         ag_exp_usage(stdout, AG_EXP_SIM);
