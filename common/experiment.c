@@ -21,7 +21,7 @@ struct row {
  * command and by its worker (and not set per job) is passed on to the worker as the command got it. */
 const struct ag_exp ag_exp_sim_defaults = {
     .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores", .wait = "spin",
-    .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine",
+    .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine", .layout = "andgate",
     .episodes = 200, .seed = 1, .jitter_us = 100, .alpha = -1 };
 
 static const struct row rows[] = {
@@ -56,6 +56,8 @@ static const struct row rows[] = {
                 "plain stores read the line first (default) or write it whole without reading (003 §2)" } },
     { S | SJ, { "--atomics", AG_OPT_WORD, O(atomics), 0, 0, "machine|llsc|rmw", NULL,
                 "read-modify-writes as the machine's file says (default), as ARMv8.0 exclusive pairs, or one instruction" } },
+    { S | SJ, { "--layout", AG_OPT_WORD, O(layout), 0, 0, "andgate|shared-first", NULL,
+                "the addresses the lines' homes hash from: andgate's layout (default) or the barrier's lines first, at one address for every count (003 §5.3)" } },
     { S | SJ, { "--workload", AG_OPT_WORD, O(workload), 0, 0, "prodcons|phases", NULL,
                 "a multi-threaded workload instead of barrier episodes (004 Table XI's producer-consumer, a PARSEC-style phase loop)" } },
     { S | SJ, { "--items", AG_OPT_UINT, O(items), 0, 10000000, NULL, "N", "--workload: items (prodcons) or phases; 0 (default): 100 items, 20 phases" } },

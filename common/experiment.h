@@ -33,7 +33,7 @@ struct ag_exp {
     /* the plan */
     const char *algos, *baselines, *threads, *method, *wait, *machine;
     /* how each job measures */
-    const char *pin, *late, *schedule, *stores, *atomics;
+    const char *pin, *late, *schedule, *stores, *atomics, *layout;
     unsigned episodes, budget_ms;
     double jitter_us, work_ns, work_jitter_ns, alpha, timeout_s, split_ns;
     /* sim: workloads and the OS scheduler beyond the hardware threads (issue 14) */

@@ -10,7 +10,7 @@
 # `andgate info --measure` (or the os block of the machine file in ANDGATE_OS_FROM), grafted onto noc64.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names="002-wakeup 002-fanin 003-hybrid 003-streaming 003-delay 001-jitter 000-harp 004-fsm 004-prodcons 004-csa 004"
+names="002-wakeup 002-fanin 003-hybrid 003-streaming 003-delay 003-placement 001-jitter 000-harp 004-fsm 004-prodcons 004-csa 004"
 name=${1:-}
 out=${2:-build/sim-experiment}
 export PYTHONPATH=$PWD/python
@@ -93,6 +93,22 @@ PY
       --threads "$(seq -s, 8 8 232)" --method epcc \
       --wait "$(python3 sim/validation/delay_sweep.py waits $xphi 0,16,32,64,128,256,512)" --json "$out/$name.json" > /dev/null
     python3 sim/validation/delay_sweep.py table $xphi "$out/$name.json" ;;
+  003-placement)
+    echo "003 §5.3 'Effects of the Ring Interconnect', Fig. 6: the centralized sense-reversing barrier on EPCC"
+    echo "for 2 to 60 threads on the Xeon Phi 5110P, whose lines' tag directories an address hash picks. Paper:"
+    echo "little variability inside one allocation, much between allocations, one allocation's curve S-shaped"
+    echo "(Fig. 6c), linear on average when re-launched for every iteration (Fig. 6d). Simulated: one run per"
+    echo "seed (the seed places every line's home and directory slice: one allocation), 16 seeds; first with"
+    echo "the barrier's lines at one address for every count as 003's barrier kept them (--layout"
+    echo "shared-first), then in andgate's own layout, where they follow one line per participant."; echo
+    for layout in shared-first andgate; do
+      for seed in $(seq 1 16); do
+        sim --machine xeonphi5110p --algos central --method epcc --threads 2-60 --seed "$seed" \
+          --layout "$layout" --json "$out/$name-$layout-$seed.json" > /dev/null
+      done
+      echo "#### --layout $layout"; echo
+      python3 sim/validation/placement.py table "$out/$name-$layout"-*.json; echo
+    done ;;
   001-jitter)
     echo "001 §V, Fig. 8: one thread's arrival jittered, the Reflex barrier against software barriers on"
     echo "TILE64 (release latency after the late arrival). Paper: Reflex and the Tile Spin Barrier both good"

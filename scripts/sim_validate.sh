@@ -28,6 +28,13 @@ $sim --machine xeonphi5110p --algos all --threads 2,4,8,16,30,60,72,96,120,180,2
 # 003 §5.3's delay sweep on EPCC: the named run writes $out/003-delay.json (check.py keeps EPCC results
 # apart from the latency ones above)
 ANDGATE=build/bin/andgate scripts/sim_experiment.sh 003-delay "$out"
+# 003 §5.3's tag-directory placement (Fig. 6): central on EPCC at 2-60 threads, one run per seed = per
+# allocation, the barrier's lines at one address for every count as in 003's code (check.py keeps these
+# apart as xeonphi5110p/epcc/shared-first)
+for seed in $(seq 1 16); do
+  $sim --machine xeonphi5110p --algos central --method epcc --threads 2-60 --seed "$seed" --layout shared-first \
+    --json "$out/xeonphi5110p-placement-$seed.json"
+done
 $sim --machine knl7210 --algos all --threads 2,4,8,16,32,64,128,256 --json "$out/knl7210.json"
 $sim --machine xeon8160x8 --algos all --threads 2,4,8,16,24,48,96,192,384 --json "$out/xeon8160x8.json"
 $sim --machine harp-broadwell --algos all --threads 2,4,8,14,28 --json "$out/harp-broadwell.json"

@@ -57,9 +57,7 @@ static void assign_home(struct sim *s, struct line *l)
     if (s->m->home_first_touch && !s->m->nnodes) {
         l->home = (int)sim_machine_attach_unit(s->m, s->part[s->cur].hw);
     } else { /* hash: the hardware's is undisclosed; uniform from the run's seed */
-        uint64_t h = ((uint64_t)(l - s->lines) + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-        l->home = (int)(h % units);
+        l->home = (int)(sim_line_hash(s, l) % units);
     }
 }
 

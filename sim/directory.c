@@ -27,6 +27,20 @@ void sim_dir_free(struct sim *s)
     sim_links_free(s);
 }
 
+/* The address hash that places a line's home and its directory slice where the machine hashes them
+ * (the hardware's is undisclosed: uniform from the run's seed, which stands for where the allocation
+ * landed). The address is the line's index in andgate's layout (the broken flag, one line per
+ * participant, the algorithm's lines), so an algorithm's lines move by a line per participant from one
+ * count to the next; --layout shared-first hashes them as if they came before the participants' own. */
+uint64_t sim_line_hash(const struct sim *s, const struct line *l)
+{
+    uint64_t a = (uint64_t)(l - s->lines);
+    if (s->o->shared_first && a >= s->self_lo && a < s->algo_hi)
+        a = a >= s->self_hi ? a - (s->self_hi - s->self_lo) : a + (s->algo_hi - s->self_hi);
+    uint64_t h = (a + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
+    return h ^ h >> 31;
+}
+
 double sim_dir_take(struct sim *s, struct line *l, double t, double extra)
 {
     const struct sim_machine *m = s->m;
@@ -36,9 +50,7 @@ double sim_dir_take(struct sim *s, struct line *l, double t, double extra)
         if (l->home >= 0 && m->dir_level == m->attach) {
             l->dir = l->home;
         } else {
-            uint64_t h = ((uint64_t)(l - s->lines) + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
-            h ^= h >> 31;
-            l->dir = (int)(h % m->ndir);
+            l->dir = (int)(sim_line_hash(s, l) % m->ndir);
         }
     }
     unsigned need = 0; /* the request, and one slot per `extra` worth of further invalidations, rounded */

@@ -86,6 +86,10 @@ struct sim_opts {
     double spin_ns, yield_ns;  /* yield_ns may be INFINITY: yield forever (the yield policy) */
     double lead_ns;            /* hybrid's lead_ns: a group leader (flag_wait_lead) spins this long, keeping its
                                 * hardware thread, before the policy above (flag_backend.c, sim_wait_lead) */
+    int shared_first;          /* --layout shared-first: the lines' homes and directory slices hash from addresses
+                                * with the algorithm's lines before the participants' own (directory.c,
+                                * sim_line_hash), so they keep one address for every count as 003's barriers
+                                * did (003 §5.3, Fig. 6); the layout itself is andgate's either way */
     int streaming;             /* plain stores write whole lines without reading them (003 §2) */
     int paused;                /* spinning waiters pause (--wait pause, and a hybrid's spin phase): they leave
                                 * their core's issue to their SMT siblings (003 §2's delay instruction halts

@@ -79,6 +79,8 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
+    uint32_t self_lo, self_hi, algo_hi; /* --layout shared-first: the lines [self_lo, self_hi) are the
+                                         * participants' own, [self_hi, algo_hi) the algorithm's */
     struct slot_ring *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
     struct slot_ring *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
     int *on_hw;              /* [m->threads]: the participant on each hardware thread, -1 (smt.c) */
@@ -135,6 +137,7 @@ double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need);
 int sim_dir_init(struct sim *s);
 void sim_dir_free(struct sim *s);
 double sim_dir_take(struct sim *s, struct line *l, double t, double extra);
+uint64_t sim_line_hash(const struct sim *s, const struct line *l);
 
 /* links.c: a line transfer from hardware thread `from` to `to` issued at t queues at the ports of every
  * link class it crosses; returns when it can start */

@@ -283,9 +283,12 @@ static void record(const struct ag_exp *o, const struct sim_opts *so, const stru
     char atomics[32] = ""; /* what --atomics changed */
     if (strcmp(o->atomics, "machine"))
         snprintf(atomics, sizeof atomics, ",atomics=%s", o->atomics);
-    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g%s%s%s%s%s", o->pin, so->work_ns,
-             so->work_jitter_ns, o->alpha >= 0 ? ",alpha=what-if" : "", so->streaming ? ",stores=streaming" : "",
-             atomics, so->split_ns > 0 ? ",split" : "", extra);
+    /* the seed places the lines' homes and directory slices (coherence.c, directory.c), so it is part of
+     * what a record measured (003 §5.3's allocations, Fig. 6: scripts/sim_experiment.sh 003-placement) */
+    snprintf(settings, sizeof settings, "pin=%s,work_ns=%g,work_jitter_ns=%g,seed=%llu%s%s%s%s%s%s", o->pin,
+             so->work_ns, so->work_jitter_ns, (unsigned long long)o->seed, o->alpha >= 0 ? ",alpha=what-if" : "",
+             so->streaming ? ",stores=streaming" : "", atomics, so->shared_first ? ",layout=shared-first" : "",
+             so->split_ns > 0 ? ",split" : "", extra);
     struct ag_record rec = { .impl = impl, .kind = so->hw ? "hw" : "andgate", .wait = o->wait, .pinning = o->pin,
                              .method = o->method, .threads = so->n, .episodes = res->episodes, .median_ns = res->median_ns,
                              .min_ns = res->min_ns, .p99_ns = res->p99_ns, .mean_ns = res->mean_ns,
@@ -333,6 +336,7 @@ static int job(const struct ag_exp *o)
                            .random_schedule = !strcmp(o->schedule, "random"), .work_ns = o->work_ns,
                            .work_jitter_ns = o->work_jitter_ns, .late_ns = o->jitter_us * 1000,
                            .late_fixed = !strcmp(o->late, "fixed"), .streaming = !strcmp(o->stores, "streaming"),
+                           .shared_first = !strcmp(o->layout, "shared-first"),
                            .split_ns = o->split_ns, .workload = o->workload, .cs_ns = o->cs_ns,
                            .sched = o->sched && !strcmp(o->sched, "csa") ? SIM_SCHED_CSA : SIM_SCHED_RR,
                            .timeslice_ns = o->timeslice_us > 0 ? o->timeslice_us * 1000 : 0,

@@ -139,3 +139,40 @@ def test_tile_spin_jitter_needs_closeness_to_16_and_a_break_above():
     assert verdict("with one jittered arrival", by(1500, 1560)) == "no"  # far behind at 16, flat above
     assert verdict("with one jittered arrival", by(60, 150)) == "partly"  # close at 16, scales like Reflex
     assert verdict("with one jittered arrival", by(60, 600, wait="spin")) == "not simulated"  # not Tile Spin
+
+
+def placement_run(curve, seeds=8, p99=1.0):
+    """central spin EPCC results at 2-25 threads for `seeds` allocations, the what-if layout:
+    curve(seed, threads) -> mean ns"""
+    out = []
+    for s in range(1, seeds + 1):
+        for t in range(2, 26):
+            ns = curve(s, t)
+            out.append({"impl": "andgate:central:line=64", "threads": t, "median_ns": ns, "mean_ns": ns,
+                        "p99_ns": ns * p99, "min_ns": ns, "status": "ok", "wait": "spin", "method": "epcc",
+                        "settings": f"pin=cores,seed={s},layout=shared-first"})
+    return {"xeonphi5110p/epcc/shared-first": out}
+
+
+def test_tag_placement_needs_spread_between_allocations_a_straight_average_and_an_s():
+    import math
+    # each allocation an S (a logistic step around its own threads), shifted by the seed: the average is
+    # straighter than any one of them
+    def s_curve(s, t):
+        return 100 * t + 400 * (1 / (1 + math.exp(-(t - 4 - 2 * s) / 1.5)))
+    assert verdict("overhead depends on the address", placement_run(s_curve)) == "yes"
+    # every allocation the same straight line, each noisy inside: nothing of the statement holds
+    assert verdict("overhead depends on the address", placement_run(lambda s, t: 100.0 * t, p99=1.3)) == "no"
+    # jagged allocations (a count-to-count zigzag): spread and a straight average, but no S
+    def zigzag(s, t):
+        return 300 + 100 * t + 150 * ((t * 7 + s * 3) % 5 - 2)
+    assert verdict("overhead depends on the address", placement_run(zigzag)) == "partly"
+    # fewer than 8 allocations: not enough to say
+    assert verdict("overhead depends on the address", placement_run(s_curve, seeds=4)) == "not simulated"
+
+
+def test_results_of_the_what_if_layout_are_kept_apart():
+    r = {"method": "epcc", "settings": "pin=cores,seed=3,layout=shared-first"}
+    assert check.bucket("xeonphi5110p", r) == "xeonphi5110p/epcc/shared-first"
+    assert check.bucket("xeonphi5110p", {"method": "epcc", "settings": "seed=1"}) == "xeonphi5110p/epcc"
+    assert check.bucket("knl7210", {"method": "latency"}) == "knl7210"

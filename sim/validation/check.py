@@ -3,9 +3,9 @@
     python3 sim/validation/check.py RESULT.json [RESULT.json ...]
 
 Each RESULT.json is an `andgate sim` result file; its machine is read from host.model ("sim: NAME
-(...)"); results of another method than latency are kept apart, as NAME/METHOD (only shape
-evaluators that ask for them read them). For every figure of kind `value` or `ratio` whose algorithms are andgate's and were simulated
-at the figure's thread count, prints a Markdown row: the paper's number, the simulated one, their
+(...)"); results of another method than latency, or of the what-if layout, are kept apart (bucket():
+only shape evaluators that ask for them read them). For every figure of kind `value` or `ratio` whose
+algorithms are andgate's and were simulated at the figure's thread count, prints a Markdown row: the paper's number, the simulated one, their
 quotient, and whether they agree (within AGREE of each other; a bound "≥ x" agrees when the
 simulation is at least x / AGREE, "≤ x" when at most x · AGREE). Papers that report minimum times (000)
 are compared with the simulated minimum, the others (002: means) with the simulated mean. Then every
@@ -28,6 +28,15 @@ UNIT_NS = {"ns": 1.0, "us": 1000.0, "µs": 1000.0, "ms": 1e6}
 def machine_of(doc):
     m = re.match(r"sim: (\S+)", doc["host"]["model"])
     return m.group(1) if m else None
+
+
+def bucket(machine, r):
+    """Where a result is kept: MACHINE for latency results, MACHINE/METHOD for another method (003's EPCC
+    delay sweep), with /shared-first appended for a what-if layout (003's placement sweep): only shape
+    evaluators that ask for these read them."""
+    method = r.get("method", "latency")
+    layout = "/shared-first" if "layout=shared-first" in r.get("settings", "") else ""
+    return machine + ("" if method == "latency" else "/" + method) + layout
 
 
 def find(results, algorithm, spec, threads):
@@ -111,9 +120,8 @@ def main(argv):
     by_machine = {}
     for path in argv:
         doc = json.loads(pathlib.Path(path).read_text())
-        for r in doc["results"]:  # other methods than latency apart: MACHINE/METHOD (003's EPCC delay sweep)
-            method = r.get("method", "latency")
-            by_machine.setdefault(machine_of(doc) + ("" if method == "latency" else "/" + method), []).append(r)
+        for r in doc["results"]:
+            by_machine.setdefault(bucket(machine_of(doc), r), []).append(r)
     tally = {}
     print(f"| machine | figure | paper | sim | sim / paper | agrees (within {AGREE:g}×) | source |")
     print("|---|---|---:|---:|---:|---|---|")

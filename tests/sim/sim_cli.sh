@@ -73,6 +73,22 @@ assert lc["traffic_per_episode"]["sc_fails"] > 0 == sc["traffic_per_episode"]["s
 assert lc["median_ns"] > sc["median_ns"] and ld["median_ns"] == sd["median_ns"], (lc, sc, ld, sd)
 print("1 passed, 0 failed")
 PY
+# the records say which allocation (--seed) and address layout (--layout) they measured; --layout andgate
+# is the default; a bad layout is refused with one line
+for l in andgate shared-first; do
+  "$build/bin/andgate" sim --machine xeonphi5110p --algos central --threads 2-6 --seed 3 --layout $l \
+    --episodes 20 --quiet --json "$out/layout-$l.json"
+done
+"$build/bin/andgate" sim --machine xeonphi5110p --algos central --threads 2-6 --seed 3 --episodes 20 --quiet \
+  --json "$out/layout-default.json"
+python3 - "$out"/layout-{andgate,shared-first,default}.json <<'PY'
+import json, sys
+a, s, d = ([(r["threads"], r["median_ns"], r["settings"]) for r in json.load(open(f))["results"]] for f in sys.argv[1:])
+assert a == d and all(",seed=3" in x[2] and "layout" not in x[2] for x in a), (a, d)
+assert all(",seed=3" in x[2] and ",layout=shared-first" in x[2] for x in s), s
+PY
+set +e; msg=$("$build/bin/andgate" sim --layout packed 2>&1); rc=$?; set -e
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$msg" | wc -l)" -eq 1 ] && [[ $msg == *andgate\|shared-first* ]]
 # the papers' experiments as named runs: one of them end to end, and an unknown name refused
 ANDGATE="$build/bin/andgate" "$src/scripts/sim_experiment.sh" 001-jitter "$out/exp" > "$out/exp.md"
 grep -q '^| hw:hw-reflex | ' "$out/exp.md" && grep -q '^| andgate:central:line=64 | ' "$out/exp.md"

@@ -27,6 +27,9 @@
  *      one-instruction atomics and counts failures (none with one instruction); dissemination, which
  *      has no atomics, costs the same; a lone participant's pair on its own line is two hits (the load,
  *      the store-exclusive) where one instruction is a hit plus coherence.atomic.extra.
+ *   8. the address hash (sim_line_hash, --layout): in andgate's layout an algorithm's line follows one
+ *      line per participant, so its hash moves with the count; with shared-first it keeps one hash for
+ *      every count, and the participants' own lines go after the algorithm's.
  * The machines are hand-made (fixed layers), so the expected values follow from their numbers alone. */
 #include <stdio.h>
 #include <string.h>
@@ -259,6 +262,31 @@ static void exclusive_pairs(void)
          median(&one, "central", 1) - median(&pairs_m, "central", 1), (1 + 2) - 2 * 1);
 }
 
+/* The hash of line `a` of a layout with the broken flag, n participants' lines and 3 algorithm lines. */
+static uint64_t hash_in(unsigned n, unsigned a, int shared_first)
+{
+    static struct line lines[64];
+    struct sim_opts o = { .seed = 7, .shared_first = shared_first };
+    struct sim s = { .o = &o, .lines = lines, .nlines = 1 + n + 3, .self_lo = 1, .self_hi = 1 + n,
+                     .algo_hi = 1 + n + 3 };
+    return sim_line_hash(&s, &lines[a]);
+}
+
+static void address_hash(void)
+{
+    for (unsigned k = 0; k < 3; k++) { /* the algorithm's k-th line at 4 and at 9 participants */
+        near("shared-first: an algorithm line's hash is the same at 4 and 9 participants",
+             (double)(hash_in(4, 5 + k, 1) == hash_in(9, 10 + k, 1)), 1);
+        near("andgate's layout: an algorithm line's hash moves from 4 to 9 participants",
+             (double)(hash_in(4, 5 + k, 0) == hash_in(9, 10 + k, 0)), 0);
+        near("andgate's layout: the algorithm's line 1+n+k hashes as address 1+n+k",
+             (double)(hash_in(4, 5 + k, 0) == hash_in(9, 5 + k, 0)), 1);
+    }
+    near("shared-first: a participant's line goes after the algorithm's",
+         (double)(hash_in(4, 1, 1) == hash_in(4, 4, 0)), 1);
+    near("shared-first: the broken flag stays line 0", (double)(hash_in(4, 0, 1) == hash_in(4, 0, 0)), 1);
+}
+
 int main(void)
 {
     links();
@@ -268,6 +296,7 @@ int main(void)
     paused();
     records();
     exclusive_pairs();
+    address_hash();
     printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok", failures, checks);
     return failures != 0;
 }
