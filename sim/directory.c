@@ -35,8 +35,13 @@ void sim_dir_free(struct sim *s)
 uint64_t sim_line_hash(const struct sim *s, const struct line *l)
 {
     uint64_t a = (uint64_t)(l - s->lines);
-    if (s->o->shared_first && a >= s->self_lo && a < s->algo_hi)
-        a = a >= s->self_hi ? a - (s->self_hi - s->self_lo) : a + (s->algo_hi - s->self_hi);
+    if (s->o->shared_first && !s->o->hw && s->n) { /* a software barrier's layout (ag_layout_plan) */
+        uint32_t lo = s->self.first / s->line_slots,                                    /* own lines */
+            hi = (ag_at(s->self, s->n - 1) + AG_SELF_WIDTH - 1) / s->line_slots + 1,    /* algorithm's */
+            end = (s->run.fl.nslots + s->line_slots - 1) / s->line_slots;             /* its end */
+        if (a >= lo && a < end)
+            a = a >= hi ? a - (hi - lo) : a + (end - hi);
+    }
     uint64_t h = (a + 1) * 0x9E3779B97F4A7C15ull ^ s->o->seed * 0xBF58476D1CE4E5B9ull;
     return h ^ h >> 31;
 }

@@ -311,11 +311,6 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
         return rc;
     }
     uint32_t base = o->hw ? 1 : L.nslots;
-    if (s.algo && n) { /* the participants' own lines and the algorithm's, for sim_line_hash */
-        s.self_lo = s.self.first / s.line_slots;
-        s.self_hi = (ag_at(s.self, n - 1) + AG_SELF_WIDTH - 1) / s.line_slots + 1;
-        s.algo_hi = (L.nslots + s.line_slots - 1) / s.line_slots;
-    }
     rc = allocate(&s, base + sim_wl_slots(&s, base), &bits);
     if (!rc) {
         run_participants(&s, broken, params, &L);

@@ -79,8 +79,6 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
-    uint32_t self_lo, self_hi, algo_hi; /* --layout shared-first: the lines [self_lo, self_hi) are the
-                                         * participants' own, [self_hi, algo_hi) the algorithm's */
     struct slot_ring *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
     struct slot_ring *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
     int *on_hw;              /* [m->threads]: the participant on each hardware thread, -1 (smt.c) */

@@ -267,8 +267,9 @@ static uint64_t hash_in(unsigned n, unsigned a, int shared_first)
 {
     static struct line lines[64];
     struct sim_opts o = { .seed = 7, .shared_first = shared_first };
-    struct sim s = { .o = &o, .lines = lines, .nlines = 1 + n + 3, .self_lo = 1, .self_hi = 1 + n,
-                     .algo_hi = 1 + n + 3 };
+    struct sim s = { .o = &o, .n = n, .lines = lines, .nlines = 1 + n + 3, .line_slots = 8,
+                     .self = { .first = 8, .stride = 8 } };
+    s.run.fl.nslots = (1 + n + 3) * 8;
     return sim_line_hash(&s, &lines[a]);
 }
 
