@@ -60,14 +60,12 @@ static int list_machines(void)
 
 /* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
  * pin (more than the hardware threads wrap, as the engine runs them), the shape the engine's plan sees
- * of them (sim_shape: a socket is a NUMA node), the machine's atomics after --atomics, and whether the
- * wait policy spins. The simulator binds every participant to its hardware thread: its placement is
+ * of them (sim_shape), and whether the wait policy spins. The simulator binds every participant to its hardware thread: its placement is
  * known, as cfg.cpus makes it known to the library. */
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];
-    struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n, .numa_groups = 1,
-                             .smallest_numa_group = n, .rmw_pairs = m->atomic_llsc };
+    struct ag_auto_in in = { .n = n, .spins = !no_spin, .cpu_groups = n, .core_groups = n };
     struct ag_shape sh = { 0 };
     char err[300];
     unsigned placed = n < m->threads ? n : m->threads;
@@ -154,7 +152,8 @@ static void plan_items(const char *algos)
     for (unsigned i = 0; i < n; i++) {
         int all = !strcmp(specs[i], "all"), sw = all || !strcmp(specs[i], "sw"), hw = all || !strcmp(specs[i], "hw");
         for (unsigned a = 0; sw && a < ag_algo_table.n; a++)
-            item("andgate", 0, ag_algo_table.get(a)->name);
+            if (ag_algo_fixed(a))
+                item("andgate", 0, ag_algo_table.get(a)->name);
         for (unsigned d = 0; hw && sim_hw_devices[d]; d++)
             item("hw", 1, sim_hw_devices[d]->name); /* a device the machine lacks is left out */
         if (!sw && !hw)

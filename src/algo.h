@@ -210,6 +210,9 @@ static inline int ag_depart(const struct ag_algo *a, const struct ag_run *r, ag_
 extern const struct ag_algo *const ag_algos[];
 extern const unsigned ag_nalgos;
 const struct ag_algo *ag_algo_find(const char *name, size_t len);
+/* Whether catalogue entry i is a fixed algorithm, one of those `--algos all` (and the simulator's sw)
+ * runs: every entry but tune, which is asked for by name or through auto. */
+int ag_algo_fixed(unsigned i);
 
 /* Shared helpers for algorithm files. */
 static inline unsigned ag_ceil_log(unsigned n, unsigned base) /* smallest r with base^r >= n */

@@ -7,12 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__aarch64__)
-#include <sys/auxv.h>
-#ifndef HWCAP_ATOMICS
-#define HWCAP_ATOMICS (1UL << 8) /* the kernel's AT_HWCAP bit for LSE (arch/arm64 uapi hwcap.h) */
-#endif
-#endif
 
 #include "owner.h"
 #include "shape.h"
@@ -65,23 +59,10 @@ static unsigned cpus_named(unsigned n, const int *cpus)
     return k;
 }
 
-/* Whether this build's read-modify-writes are exclusive pairs (auto.h). x86 and an aarch64 build with
- * LSE atomics (-march=armv8.1-a or later): one instruction. Other aarch64 builds: GCC 10+ and clang 12+
- * call outlined atomics that use LSE when the CPU has it (HWCAP_ATOMICS), pairs when it does not; an
- * older compiler's build runs pairs on any CPU, which this does not see. */
-static int rmw_pairs(void)
-{
-#if defined(__aarch64__) && !defined(__ARM_FEATURE_ATOMICS)
-    return !(getauxval(AT_HWCAP) & HWCAP_ATOMICS);
-#else
-    return 0;
-#endif
-}
-
 /* algo=auto (auto.c): the policy spins unless it blocks, yields, or is a hybrid without a spin phase */
 static const char *auto_algo(unsigned n, const int *cpus, const struct ag_waitpol *wp, const struct ag_shape *sh)
 {
-    struct ag_auto_in in = { .n = n, .cpu_groups = cpus_named(n, cpus), .rmw_pairs = rmw_pairs() };
+    struct ag_auto_in in = { .n = n, .cpu_groups = cpus_named(n, cpus) };
     in.spins = !(wp->kind == AG_W_BLOCK || wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->ns == 0));
     ag_auto_from_shape(&in, sh);
     return ag_auto_algo(&in);

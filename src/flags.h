@@ -16,6 +16,9 @@
  *                                 AG_NO_DEADLINE for none). Returns 0, ETIMEDOUT, or AG_EBROKEN when
  *                                 the barrier is broken (cancelled or timed out); algorithms pass any
  *                                 nonzero return straight up.
+ *   flag_now(f)                   the participant's clock in ns (CLOCK_MONOTONIC natively, the simulated
+ *                                 participant's virtual clock in the simulator): for an algorithm that
+ *                                 times itself (tune.c), never for correctness
  *   flag_wait_lead(...)           flag_wait for a group leader whose group-mates all wait in the same
  *                                 barrier (hybrid): the policy's lead_ns of paused spin first (wait.h)
  *
@@ -55,6 +58,7 @@ static inline int ag_cond_holds(uint64_t x, int cond, uint64_t v)
 #else
 
 #include <stdatomic.h>
+#include <time.h>
 
 struct ag_waitpol;
 
@@ -135,6 +139,14 @@ static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t 
     if (ag_cond_holds(flag_load(f, i), cond, v))
         return flag_broken(f) ? AG_EBROKEN : 0;
     return ag_flag_wait_slow(f, i, cond, v, deadline);
+}
+
+static inline uint64_t flag_now(const ag_flags_t *f)
+{
+    (void)f;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* flag_wait for a group leader (hybrid): a paused spin of the policy's lead_ns before the policy. */

@@ -26,12 +26,14 @@ int sim_cas(const ag_flags_t *f, uint32_t i, uint64_t *expected, uint64_t desire
 int sim_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 int sim_wait_lead(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 void ag_flags_break(const ag_flags_t *f);
+uint64_t sim_now(const ag_flags_t *f);
 
 static inline uint64_t flag_load(const ag_flags_t *f, uint32_t i) { return sim_load(f, i); }
 static inline void flag_store(const ag_flags_t *f, uint32_t i, uint64_t v) { sim_store(f, i, v); }
 static inline void flag_put(const ag_flags_t *f, uint32_t i, uint64_t v) { sim_store(f, i, v); }
 static inline uint64_t flag_fetch_add(const ag_flags_t *f, uint32_t i, uint64_t d) { return sim_fetch_add(f, i, d); }
 static inline int flag_cas(const ag_flags_t *f, uint32_t i, uint64_t *e, uint64_t d) { return sim_cas(f, i, e, d); }
+static inline uint64_t flag_now(const ag_flags_t *f) { return sim_now(f); }
 static inline int flag_broken(const ag_flags_t *f) { return sim_load(f, f->broken) != 0; }
 static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t deadline)
 {

@@ -48,6 +48,8 @@ static const char *const variants[] = {
     "dissemination", "dissemination:ways=2", "dissemination:ways=3,line=128", "dissemination:pad=record",
     "dissemination:ways=2,pad=record",
     "hybrid", "hybrid:group=core", "hybrid:group=numa", "hybrid:group=2", "hybrid:group=3",
+    /* tune's default decides after 120 episodes; block=1 after 5 or 10, inside the short runs too */
+    "tune", "tune:block=1,rounds=1", "tune:block=1,rounds=2,line=128", "tune:block=3,rounds=1",
     NULL,
 };
 

@@ -36,7 +36,11 @@ static void bad(const struct ag_table *t, const char *s, const char *want)
 /* every algorithm and wait policy parses by bare name, with all defaults, and round-trips */
 static void test_roundtrips(void)
 {
-    CHECK(ag_algo_table.n == 11, "11 algorithms, have %u", ag_algo_table.n);
+    CHECK(ag_algo_table.n == 12, "12 algorithms, have %u", ag_algo_table.n);
+    unsigned fixed = 0;
+    for (unsigned i = 0; i < ag_algo_table.n; i++)
+        fixed += (unsigned)ag_algo_fixed(i);
+    CHECK(fixed == 11 && !ag_algo_fixed(11) && !ag_algo_fixed(12), "tune is the one not fixed: %u fixed", fixed);
     for (unsigned i = 0; i < ag_algo_table.n; i++)
         roundtrip(&ag_algo_table, ag_algo_table.get(i)->name);
     for (unsigned i = 0; i < ag_wait_table.n; i++)
@@ -46,6 +50,7 @@ static void test_roundtrips(void)
     roundtrip(&ag_algo_table, "tournament:wake=global,pad=record");
     roundtrip(&ag_algo_table, "hybrid:group=7");
     roundtrip(&ag_algo_table, "hybrid:group=numa");
+    roundtrip(&ag_algo_table, "tune:block=1,rounds=9,line=128");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000");
@@ -129,6 +134,8 @@ static void test_malformed(void)
     bad(&ag_algo_table, "combining:wake=numa", "expected one of global|tree");
     bad(&ag_algo_table, "stour:fanin=1", "bad value '1' for fanin");
     bad(&ag_algo_table, "hybrid:group=0", "expected one of core|cache|numa or an integer in 1..");
+    bad(&ag_algo_table, "tune:rounds=10", "bad value '10' for rounds; expected an integer in 1..9");
+    bad(&ag_algo_table, "tune:block=0", "bad value '0' for block");
     bad(&ag_wait_table, "spin:spin_ns=5", "unknown key 'spin_ns'; expected one of: none");
     bad(&ag_wait_table, "hybrid:spin_ns=abc", "bad value 'abc' for spin_ns");
     bad(&ag_wait_table, "pause:delay_ns=-1", "bad value '-1' for delay_ns; expected an integer in 0..100000000");
@@ -187,23 +194,19 @@ static void test_auto_rule(void)
         struct ag_auto_in in;
         const char *want;
     } cases[] = {
-        /* n, spins, cpu_groups, core_groups, numa_groups, smallest_numa_group, rmw_pairs */
-        { { 1, 1, 1, 1, 1, 1, 0 }, "central" },
-        { { 8, 0, 8, 8, 2, 4, 0 }, "central" },                 /* a policy that does not spin */
-        { { 4, 0, 2, 2, 1, 4, 0 }, "hybrid:group=core" },       /* ... with two placed on each of 2 CPUs */
-        { { 4, 0, 4, 2, 1, 4, 0 }, "central" },                 /* ... the same guessed (no cfg.cpus) */
-        { { 4, 0, 1, 1, 1, 4, 0 }, "central" },                 /* ... all placed on one CPU */
-        { { 8, 1, 8, 4, 1, 8, 0 }, "hybrid:group=core" },       /* SMT siblings share cores */
-        { { 240, 1, 240, 60, 1, 240, 0 }, "hybrid:group=core" }, /* the Xeon Phi, 4 per core */
-        { { 48, 1, 48, 48, 2, 16, 0 }, "dtour" },               /* two NUMA nodes, 16 on the smaller */
-        { { 256, 1, 256, 64, 2, 128, 0 }, "dtour" },            /* ... ahead of SMT */
-        { { 48, 1, 48, 48, 2, 16, 1 }, "stour" },               /* ... exclusive pairs: no atomics */
-        { { 47, 1, 47, 47, 2, 15, 0 }, "dissemination" },       /* a node with fewer than 16 */
-        { { 16, 1, 16, 16, 8, 2, 0 }, "dissemination" },        /* scattered over 8 sockets */
-        { { 16, 1, 16, 8, 8, 2, 0 }, "hybrid:group=core" },     /* ... as SMT pairs */
-        { { 64, 1, 64, 64, 1, 64, 1 }, "dissemination" },       /* one node: pairs do not matter */
-        { { 64, 1, 64, 64, 1, 64, 0 }, "dissemination" },
-        { { 2, 1, 2, 2, 1, 2, 0 }, "dissemination" },           /* this VM */
+        /* n, spins, cpu_groups, core_groups */
+        { { 1, 1, 1, 1 }, "central" },
+        { { 8, 0, 8, 8 }, "central" },                 /* a policy that does not spin */
+        { { 4, 0, 2, 2 }, "hybrid:group=core" },       /* ... with two placed on each of 2 CPUs */
+        { { 4, 0, 4, 2 }, "central" },                 /* ... the same guessed (no cfg.cpus) */
+        { { 4, 0, 1, 1 }, "central" },                 /* ... all placed on one CPU */
+        { { 240, 0, 240, 60 }, "central" },            /* ... never tune: it would time the OS */
+        { { 2, 1, 2, 1 }, "hybrid:group=core" },       /* two spinning SMT siblings of one core */
+        { { 2, 1, 2, 2 }, "dissemination" },           /* this VM */
+        { { 3, 1, 3, 3 }, "tune" },                    /* from AG_AUTO_TUNE_MIN on: measured */
+        { { 4, 1, 4, 2 }, "tune" },
+        { { 240, 1, 240, 60 }, "tune" },               /* the Xeon Phi, 4 per core */
+        { { 5, 1, 2, 2 }, "tune" },                    /* spinning, whatever the placement */
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = ag_auto_algo(&cases[i].in);

@@ -51,7 +51,7 @@ static const struct bench_worker *host_of(const struct bench_plan *p, const char
     return NULL;
 }
 
-/* andgate specs: every algorithm with its defaults for "all" (also inside a list), "auto", or specs */
+/* andgate specs: every fixed algorithm with its defaults for "all" (also inside a list), "auto", or specs */
 static void pick_specs(struct bench_plan *p, const char *algos)
 {
     if (!strcmp(algos, "none"))
@@ -68,7 +68,8 @@ static void pick_specs(struct bench_plan *p, const char *algos)
         char msg[512];
         if (!strcmp(items[i], "all")) {
             for (unsigned a = 0; a < ag_algo_table.n && p->nspecs < AG_PLAN_MAX; a++)
-                p->specs[p->nspecs++] = (char *)ag_algo_table.get(a)->name;
+                if (ag_algo_fixed(a))
+                    p->specs[p->nspecs++] = (char *)ag_algo_table.get(a)->name;
             continue;
         }
         if (strcmp(items[i], "auto") && ag_spec_parse(&ag_algo_table, items[i], &sp, msg, sizeof msg))

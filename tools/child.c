@@ -18,7 +18,7 @@
 extern char **environ;
 
 #define OUT_CAP (64u << 20)
-#define TAIL 255
+#define TAIL 1023 /* room for a whole usage line: the list of what --algos takes is long */
 
 double ag_now_s(void)
 {

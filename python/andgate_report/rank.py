@@ -106,21 +106,33 @@ def is_auto(r):
     return r.get("kind") == "andgate" and r["impl"].endswith(" (auto)")
 
 
+def is_meta(r):
+    """Whether a result is a meta-algorithm that picks among the fixed ones (tune), asked for by name:
+    not a fixed spec to take the best from."""
+    return r.get("kind") == "andgate" and r["impl"].startswith("andgate:tune")
+
+
 def auto_regret(doc, method="latency"):
     """003 §5.2's ideal meta-algorithm picks the best algorithm at every count: one dict per auto result
     of method with threads, wait, auto (what it chose), auto_ns, best (the fastest fixed andgate spec
-    of the same wait at that count), best_ns and regret (auto_ns / best_ns; 1 is the oracle). Counts
-    without a fixed spec to compare with are left out."""
+    of the same wait at that count; tune, which picks among them, is not one), best_ns and regret
+    (auto_ns / best_ns; 1 is the oracle), and regret_mean (auto's mean over the smallest fixed mean: an
+    episode's median can fall on one mode of an alternating pattern, the mean is what a loop of episodes
+    takes; it also carries what tune's first episodes cost). Counts without a fixed spec to compare with
+    are left out."""
     results = ok_results(doc, method)
     rows = []
     for n in thread_counts(results):
         at_n = [r for r in results if r["threads"] == n and r.get("kind") == "andgate"]
         for a in (r for r in at_n if is_auto(r)):
-            fixed = [r for r in at_n if not is_auto(r) and r.get("wait") == a.get("wait")]
+            fixed = [r for r in at_n if not is_auto(r) and not is_meta(r) and r.get("wait") == a.get("wait")]
             if not fixed:
                 continue
             b = min(fixed, key=lambda r: r["median_ns"])
+            means = [r["mean_ns"] for r in fixed if r.get("mean_ns") is not None]
+            bm = min(means) if means else None
             rows.append({"threads": n, "wait": a.get("wait"), "auto": short_impl(a), "auto_ns": a["median_ns"],
                          "best": short_impl(b), "best_ns": b["median_ns"],
-                         "regret": _ratio(a["median_ns"], b["median_ns"])})
+                         "regret": _ratio(a["median_ns"], b["median_ns"]),
+                         "regret_mean": _ratio(a.get("mean_ns"), bm)})
     return rows

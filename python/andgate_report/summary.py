@@ -57,6 +57,8 @@ def summary_lines(doc):
     regret = [r for r in auto_regret(doc) if r["regret"] is not None]
     if regret:
         worst = max(regret, key=lambda r: r["regret"])
+        means = [r["regret_mean"] for r in regret if r["regret_mean"] is not None]
+        mean_part = f"; by the mean: worst {max(means):.2f}" if means else ""
         lines.append(f"auto: worst regret {worst['regret']:.2f} at {worst['threads']} threads "
-                     f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts")
+                     f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts{mean_part}")
     return lines + workload_lines(doc)

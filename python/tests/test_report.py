@@ -215,7 +215,9 @@ def test_auto_regret(tmp_path, capsys):
     base = dict(sim["results"][1])
     sim["results"] += [dict(base, impl="andgate:hybrid:group=cache (auto)", median_ns=1950.0),
                        dict(base, impl="andgate:central (auto)", threads=16, median_ns=900.0),
-                       dict(base, impl="andgate:central (auto)", wait="pause", median_ns=10.0)]
+                       dict(base, impl="andgate:central (auto)", wait="pause", median_ns=10.0),
+                       # tune asked for by name picks among the fixed specs: never the best fixed one
+                       dict(base, impl="andgate:tune:block=8,rounds=3", median_ns=1000.0)]
     assert validate(sim) == []
     rows = auto_regret(sim)
     # 16: auto ties the only fixed spec; 64: 1950 / stour's 1300; the pause row has nothing to compare
@@ -226,6 +228,14 @@ def test_auto_regret(tmp_path, capsys):
     assert "auto against the best fixed algorithm" in page and "worst regret 1.50" in page
     path = tmp_path / "sim.json"
     path.write_text(json.dumps(sim))
+    assert main([str(path), "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "auto: worst regret 1.50 at 64 threads" in out
+    # by the mean where the records have one: auto's mean over the smallest fixed mean, whichever spec has it
+    for i, r in enumerate(sim["results"]):
+        r["mean_ns"] = 1500.0 if r["impl"].endswith("(auto)") else (1000.0 if i % 2 else 1200.0)
+    # 16: its one fixed spec has 1200; 64: the smallest fixed mean is 1000, not the best median's
+    assert [r["regret_mean"] for r in auto_regret(sim)] == [pytest.approx(1.25), pytest.approx(1.5)]
     assert main([str(path), "--summary"]) == 0
     assert "auto: worst regret 1.50 at 64 threads" in capsys.readouterr().out
     assert auto_regret(sim_doc()) == []

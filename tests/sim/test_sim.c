@@ -15,7 +15,8 @@ static const char *const variants[] = {
     "central", "counting", "ticket", "linear", "combining", "combining:arity=2,wake=global", "combining:arity=3",
     "mcs", "tournament", "tournament:wake=global", "tournament:pad=record", "stour", "stour:fanin=2,pad=packed,wake=global",
     "stour:fanin=3,wake=tree", "dtour", "dtour:fanin=2,wake=global", "dtour:fanin=3", "dissemination",
-    "dissemination:ways=2", "dissemination:pad=record", "hybrid", "hybrid:group=cache", "hybrid:group=2", NULL,
+    "dissemination:ways=2", "dissemination:pad=record", "hybrid", "hybrid:group=cache", "hybrid:group=2",
+    "tune", "tune:block=1,rounds=1", "tune:block=2,rounds=2", NULL,
 };
 
 /* the machines take turns: fixed layers with a unit matrix and link ports, a mesh with hashed homes,
@@ -60,8 +61,11 @@ static void explore(const char *variant, unsigned n, const struct sim_machine *m
 {
     unsigned bad = 0;
     char err[500] = "";
+    /* tune switches candidates at every episode of its block=1 variant and reads its decision from the
+     * seventh episode on: its runs go past that */
+    unsigned episodes = strncmp(variant, "tune", 4) ? 4 : 9;
     for (unsigned seed = 1; seed <= runs; seed++) {
-        struct sim_opts o = { .m = m, .algo = variant, .n = n, .episodes = 4, .seed = seed, .random_schedule = 1,
+        struct sim_opts o = { .m = m, .algo = variant, .n = n, .episodes = episodes, .seed = seed, .random_schedule = 1,
                               .epoch0 = seed % 2 ? 0 : 0xfffffffeull };
         set_mode(&o, seed / 2 % 4);
         struct sim_result r;

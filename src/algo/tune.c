@@ -1,0 +1,190 @@
+/* tune — measures its candidate algorithms on the machine it runs on, then keeps the fastest.
+ * Idea: 003 §5.2's ideal meta-algorithm selects, at every configuration, the algorithm an oracle says is
+ * best; tune asks the machine instead of an oracle. Its first C x block x rounds episodes run the C
+ * candidates in turn, block episodes at a time, round after round; participant 0 times every turn
+ * (its departures from the turn's first and last episodes: block - 1 whole episodes, the program's
+ * work between them included) and, after the last tuning episode, publishes the candidate with the
+ * shortest turn. One more episode runs candidate 0, so that the
+ * decision is visible to everybody; from then on every episode is the chosen candidate's.
+ * Invariant: every participant maps episode k (counted from epoch0) to the same candidate and to the
+ * same episode number of that candidate, so each candidate sees its own episodes numbered 0, 1, 2, ...
+ * with no gaps, whichever episodes the others ran in between.
+ * Source: 003 §5.2 ("ideal meta-algorithm", "selecting algorithms dynamically"), §5.3 (the best delay
+ * and even the address of the synchronization line depend on runtime conditions). Details:
+ * docs/algorithms/tune.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../algo.h"
+#include "../spec.h"
+
+/* The candidates, each with its defaults: the logarithmic algorithms that were the best fixed one at
+ * some count on some machine in docs/results.md ("auto against the best fixed algorithm"). The counter
+ * barriers, best at a handful of participants on some, would cost O(n) per tuning episode at 256. */
+static const char *const candidates[] = { "dissemination", "hybrid:group=core", "tournament", "dtour", "stour",
+                                          "combining" };
+#define NCAND (sizeof candidates / sizeof candidates[0])
+#define MAX_ROUNDS 9
+
+static const struct ag_key keys[] = {
+    AG_KEY_INT("block", 1, 4096, "8", "episodes a candidate runs before the next one takes over"),
+    AG_KEY_INT("rounds", 1, MAX_ROUNDS, "3", "turns every candidate gets; its score is its best turn"),
+    { 0 } };
+
+struct tune_cand {
+    uint32_t algo;           /* index into ag_algos */
+    uint32_t off;            /* its state block, at this byte offset from struct tune */
+    long p[AG_MAXKEYS];      /* its parameters: defaults, with tune's line */
+};
+
+struct tune {
+    uint32_t block, rounds;
+    uint32_t clock;          /* participant 0's line: [0] the block's start, [1 + c * rounds + round] times */
+    uint32_t decision;       /* 1 + the chosen candidate, 0 until published */
+    ag_frange_t mine;        /* each participant's copy of it, on a line of its own */
+    struct tune_cand c[NCAND];
+};
+
+/* Candidate i's setup on a layout of its own that continues the arena; its state block is returned
+ * (malloc'd, *size bytes) for setup() to copy behind struct tune. */
+static int cand_setup(const struct ag_setup *s, struct ag_layout *L, struct tune_cand *tc, unsigned i,
+                      void **state, size_t *size)
+{
+    struct ag_spec sp;
+    char msg[160];
+    if (ag_spec_parse(&ag_algo_table, candidates[i], &sp, msg, sizeof msg))
+        return EINVAL;
+    tc->algo = sp.index;
+    memcpy(tc->p, sp.val, sizeof tc->p);
+    tc->p[sp.nkeys] = s->p[2]; /* the common key line follows the keys (block, rounds; the candidate's) */
+    struct ag_setup cs = *s;
+    cs.p = tc->p;
+    struct ag_layout sub = { .line_slots = L->line_slots, .nslots = L->nslots };
+    int rc = ag_algos[tc->algo]->setup(&cs, &sub);
+    L->nslots = sub.nslots;
+    L->oom |= sub.oom;
+    *state = sub.state;
+    *size = sub.state_size;
+    return rc;
+}
+
+static int setup(const struct ag_setup *s, struct ag_layout *L)
+{
+    struct tune t = { .block = (uint32_t)ag_int(s->p[0]), .rounds = (uint32_t)ag_int(s->p[1]) };
+    void *blk[NCAND] = { 0 };
+    size_t sz[NCAND] = { 0 }, total = (sizeof t + 15) & ~(size_t)15;
+    int rc = 0;
+    t.clock = ag_flags_alloc(L, 1, 1 + NCAND * t.rounds, AG_PAD).first;
+    t.decision = ag_flags_alloc(L, 1, 1, AG_PAD).first;
+    t.mine = ag_flags_alloc(L, s->n, 1, AG_PAD);
+    for (unsigned i = 0; i < NCAND && !rc; i++) {
+        rc = cand_setup(s, L, &t.c[i], i, &blk[i], &sz[i]);
+        t.c[i].off = (uint32_t)total;
+        total += (sz[i] + 15) & ~(size_t)15; /* every block 16-byte aligned */
+    }
+    char *st = rc ? NULL : ag_layout_state(L, total);
+    if (st) {
+        memcpy(st, &t, sizeof t);
+        for (unsigned i = 0; i < NCAND; i++)
+            if (blk[i])
+                memcpy(st + t.c[i].off, blk[i], sz[i]);
+    }
+    for (unsigned i = 0; i < NCAND; i++)
+        free(blk[i]);
+    return rc;
+}
+
+/* candidate c's run: the barrier's flags and epoch0, c's state and parameters */
+static struct ag_run cand_run(const struct ag_run *r, const struct tune *t, unsigned c)
+{
+    return (struct ag_run){ r->fl, r->n, (const char *)t + t->c[c].off, t->c[c].p, r->epoch0 };
+}
+
+static void reset(const struct ag_run *r)
+{
+    const struct tune *t = r->st;
+    for (unsigned c = 0; c < NCAND; c++) {
+        struct ag_run cr = cand_run(r, t, c);
+        ag_algos[t->c[c].algo]->reset(&cr);
+    }
+    for (uint32_t j = 0; j <= NCAND * t->rounds; j++)
+        flag_put(&r->fl, t->clock + j, 0);
+    flag_put(&r->fl, t->decision, 0);
+    for (uint32_t q = 0; q < r->n; q++)
+        flag_put(&r->fl, ag_at(t->mine, q), 0);
+}
+
+/* Participant 0, after the last tuning episode: the candidate with the smallest best turn (the first of
+ * equals), published before it arrives at the next episode. The best of the turns, not their median:
+ * what disturbs a turn (an interrupt, a preemption, lines still cold in a candidate's first turn)
+ * only ever lengthens it. */
+static void decide(const struct ag_run *r, const struct tune *t)
+{
+    unsigned best = 0;
+    uint64_t best_t = UINT64_MAX;
+    for (unsigned c = 0; c < NCAND; c++)
+        for (unsigned k = 0; k < t->rounds; k++) {
+            uint64_t x = flag_load(&r->fl, t->clock + 1 + c * t->rounds + k);
+            if (x < best_t) {
+                best_t = x;
+                best = c;
+            }
+        }
+    flag_put(&r->fl, t->decision, best + 1);
+}
+
+static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
+{
+    const struct tune *t = r->st;
+    const uint64_t k = e - r->epoch0, B = t->block, tuning = NCAND * B * t->rounds;
+    unsigned c;
+    uint64_t j; /* candidate c's own episode number, from 0 */
+    if (k < tuning) {
+        c = (unsigned)(k / B % NCAND);
+        j = k / (B * NCAND) * B + k % B;
+    } else if (k == tuning) { /* the decision is on its way: candidate 0 once more */
+        c = 0;
+        j = B * t->rounds;
+    } else {
+        /* participant 0 put the decision before it arrived at episode `tuning`, and this participant
+         * left that episode since: the episode's release ordered the put before this load. Each
+         * participant reads the shared flag once and its own copy after that: where a line is served
+         * from its home and not copied into the readers' caches (TILE64's home tiles), n loads of one
+         * flag every episode would queue at its home. */
+        uint32_t me = ag_at(t->mine, tid);
+        uint64_t d = flag_load(&r->fl, me);
+        if (d == 0) {
+            d = flag_load(&r->fl, t->decision);
+            flag_put(&r->fl, me, d);
+        }
+        c = (unsigned)d - 1;
+        j = B * t->rounds + (c == 0) + (k - tuning - 1);
+    }
+    /* participant 0 times a turn from its departure from the turn's first episode (the first waits
+     * for the stragglers of the previous candidate's wake-up) to its departure from the last: B - 1
+     * whole episodes of this candidate; with block=1, from its arrival */
+    const int timing = tid == 0 && k < tuning;
+    if (timing && B == 1)
+        flag_put(&r->fl, t->clock, flag_now(&r->fl));
+    struct ag_run cr = cand_run(r, t, c);
+    int rc = ag_algos[t->c[c].algo]->wait(&cr, tid, r->epoch0 + j, deadline);
+    if (!timing || (rc != 0 && rc != AG_SERIAL))
+        return rc;
+    if (k % B == 0 && B > 1) {
+        flag_put(&r->fl, t->clock, flag_now(&r->fl));
+        return rc;
+    }
+    if (k % B != B - 1)
+        return rc;
+    flag_put(&r->fl, t->clock + 1 + c * t->rounds + k / (B * NCAND), flag_now(&r->fl) - flag_load(&r->fl, t->clock));
+    if (k == tuning - 1)
+        decide(r, t);
+    return rc;
+}
+
+const struct ag_algo ag_algo_tune = {
+    { "tune", "runs its candidates in turn, times them, keeps the fastest (auto's choice above 4 spinning participants)",
+      "003 §5.2 ideal meta-algorithm", keys },
+    setup, reset, wait, NULL, NULL, /* split phase: depart runs wait */
+};
