@@ -40,7 +40,7 @@ struct tune_cand {
 
 struct tune {
     uint32_t block, rounds;
-    uint32_t clock;          /* participant 0's line: [0] the block's start, [1 + c * rounds + round] times */
+    uint32_t clock;          /* participant 0's line: [0] the turn's start, [1 + c * rounds + round] turn times */
     uint32_t decision;       /* 1 + the chosen candidate, 0 until published */
     ag_frange_t mine;        /* each participant's copy of it, on a line of its own */
     struct tune_cand c[NCAND];
