@@ -60,8 +60,8 @@ static int list_machines(void)
 
 /* algo=auto as the library resolves it (src/auto.c) on the modeled topology: n participants placed by
  * pin (more than the hardware threads wrap, as the engine runs them), the shape the engine's plan sees
- * of them (sim_shape), and whether the wait policy spins. The simulator binds every participant to its hardware thread: its placement is
- * known, as cfg.cpus makes it known to the library. */
+ * of them (sim_shape), and whether the wait policy spins. The simulator binds every participant to its
+ * hardware thread: its placement is known, as cfg.cpus makes it known to the library. */
 static const char *auto_on(const struct sim_machine *m, unsigned n, const char *pin, int no_spin)
 {
     unsigned hw[SIM_MAX_THREADS];

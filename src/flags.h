@@ -58,7 +58,8 @@ static inline int ag_cond_holds(uint64_t x, int cond, uint64_t v)
 #else
 
 #include <stdatomic.h>
-#include <time.h>
+
+#include "now.h"
 
 struct ag_waitpol;
 
@@ -144,9 +145,7 @@ static inline int flag_wait(const ag_flags_t *f, uint32_t i, int cond, uint64_t 
 static inline uint64_t flag_now(const ag_flags_t *f)
 {
     (void)f;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return ag_now_ns();
 }
 
 /* flag_wait for a group leader (hybrid): a paused spin of the policy's lead_ns before the policy. */

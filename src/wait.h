@@ -3,8 +3,8 @@
 #define AG_WAIT_H
 
 #include <stdint.h>
-#include <time.h>
 
+#include "now.h"
 #include "spec.h"
 
 enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK, AG_W_HYBRID, AG_W_AUTO };
@@ -58,13 +58,6 @@ static inline int ag_wait_may_block(const struct ag_waitpol *wp)
 static inline int ag_wait_sleeps_rarely(const struct ag_waitpol *wp)
 {
     return wp->kind == AG_W_HYBRID && wp->ns > 0;
-}
-
-static inline uint64_t ag_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static inline void ag_cpu_relax(void)

@@ -95,6 +95,12 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
     return rc;
 }
 
+/* the flag holding candidate c's time in its turn of the given round (participant 0's line) */
+static uint32_t turn_slot(const struct tune *t, unsigned c, uint64_t round)
+{
+    return t->clock + 1 + c * t->rounds + (uint32_t)round;
+}
+
 /* candidate c's run: the barrier's flags and epoch0, c's state and parameters */
 static struct ag_run cand_run(const struct ag_run *r, const struct tune *t, unsigned c)
 {
@@ -125,7 +131,7 @@ static void decide(const struct ag_run *r, const struct tune *t)
     uint64_t best_t = UINT64_MAX;
     for (unsigned c = 0; c < NCAND; c++)
         for (unsigned k = 0; k < t->rounds; k++) {
-            uint64_t x = flag_load(&r->fl, t->clock + 1 + c * t->rounds + k);
+            uint64_t x = flag_load(&r->fl, turn_slot(t, c, k));
             if (x < best_t) {
                 best_t = x;
                 best = c;
@@ -177,14 +183,15 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     }
     if (k % B != B - 1)
         return rc;
-    flag_put(&r->fl, t->clock + 1 + c * t->rounds + k / (B * NCAND), flag_now(&r->fl) - flag_load(&r->fl, t->clock));
+    flag_put(&r->fl, turn_slot(t, c, k / (B * NCAND)), flag_now(&r->fl) - flag_load(&r->fl, t->clock));
     if (k == tuning - 1)
         decide(r, t);
     return rc;
 }
 
 const struct ag_algo ag_algo_tune = {
-    { "tune", "runs its candidates in turn, times them, keeps the fastest (auto's choice above 4 spinning participants)",
+    { "tune",
+      "runs its candidates in turn, times them, keeps the fastest (auto's choice from 3 spinning participants)",
       "003 §5.2 ideal meta-algorithm", keys },
     setup, reset, wait, NULL, NULL, /* split phase: depart runs wait */
 };

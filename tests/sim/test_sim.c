@@ -65,8 +65,8 @@ static void explore(const char *variant, unsigned n, const struct sim_machine *m
      * seventh episode on: its runs go past that */
     unsigned episodes = strncmp(variant, "tune", 4) ? 4 : 9;
     for (unsigned seed = 1; seed <= runs; seed++) {
-        struct sim_opts o = { .m = m, .algo = variant, .n = n, .episodes = episodes, .seed = seed, .random_schedule = 1,
-                              .epoch0 = seed % 2 ? 0 : 0xfffffffeull };
+        struct sim_opts o = { .m = m, .algo = variant, .n = n, .episodes = episodes, .seed = seed,
+                              .random_schedule = 1, .epoch0 = seed % 2 ? 0 : 0xfffffffeull };
         set_mode(&o, seed / 2 % 4);
         struct sim_result r;
         if (sim_run(&o, &r) != 0 && !bad++)
