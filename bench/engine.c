@@ -286,6 +286,8 @@ int bench_run(const struct bench_params *p, struct bench_result *res)
         rc = team(p->n, p->method == BM_EPCC ? epcc_body : episodes_body, &r);
         if (rc)
             fail(res, "the thread team failed: %s", strerror(rc));
+        if (p->impl->describe) /* what it ran, now that it has run (tune's choice) */
+            p->impl->describe(r.ctx, res->desc, sizeof res->desc);
         p->impl->destroy(r.ctx);
     }
     if (res->ok) {
@@ -344,7 +346,8 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
                              .median_ns = r->ns.median, .min_ns = r->ns.min, .p99_ns = r->ns.p99,
                              .mean_ns = r->ns.mean, .cpu_ns_per_episode = r->cpu_ns_per_episode,
                              .jitter_delay_ns = (double)p->jitter_ns, .late = jit,
-                             .settings = p->impl->settings ? p->impl->settings : "", .error = r->ok ? NULL : r->error };
+                             .settings = p->impl->settings ? p->impl->settings : "", .describe = r->desc,
+                             .error = r->ok ? NULL : r->error };
     ag_record_begin(f, &rec);
     fprintf(f, ",\"oversubscribed\":%s", p->n > (p->usable ? p->usable : ag_usable_cpus()) ? "true" : "false");
     if (bench_clk.tsc && p->method != BM_EPCC)
@@ -352,8 +355,6 @@ void bench_result_json(FILE *f, const struct bench_params *p, const struct bench
                 r->cycles.min, r->cycles.p99);
     if (r->c2c_ns > 0)
         fprintf(f, ",\"c2c_oneway_ns\":%.1f", r->c2c_ns);
-    fprintf(f, ",\"describe\":");
-    json_str(f, r->desc);
     if (r->nsamples) {
         fprintf(f, ",\"samples_ns\":[");
         for (unsigned i = 0; i < r->nsamples; i++)

@@ -36,6 +36,9 @@ struct bench_impl {
     /* The thread team: NULL means the engine's pthread team. OpenMP implementations run the body
      * inside `#pragma omp parallel num_threads(n)`, so their barrier is the runtime's own. */
     bench_team_fn team;
+    /* Optional: rewrite desc after the run, before destroy (an algorithm that decided while it ran
+     * says what it chose). */
+    void (*describe)(void *ctx, char *desc, size_t desclen);
 };
 
 /* The implementations a worker hosts, NULL-terminated (each worker defines it). */

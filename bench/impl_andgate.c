@@ -19,6 +19,11 @@ static int ag_init(void **ctx, unsigned n, const char *spec, const char *wait, c
     return rc;
 }
 
+static void ag_describe(void *ctx, char *desc, size_t desclen)
+{
+    snprintf(desc, desclen, "%s", ag_barrier_describe(ctx));
+}
+
 static void ag_wait(void *ctx, unsigned tid)
 {
     ag_barrier_wait(ctx, tid);
@@ -31,4 +36,5 @@ static void ag_destroy(void *ctx)
 
 const struct bench_impl bench_impl_andgate = {
     "andgate", "andgate", "libandgate: the spec and wait policy given", ag_init, ag_wait, ag_destroy, NULL,
+    ag_describe,
 };

@@ -79,6 +79,7 @@ const struct bench_impl bench_impl_std = {
     std_wait,
     std_destroy,
     nullptr,
+    nullptr,
 };
 
 const struct bench_impl *const bench_impls[] = { &bench_impl_std, nullptr };

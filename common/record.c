@@ -39,6 +39,10 @@ void ag_record_begin(FILE *f, const struct ag_record *r)
         fprintf(f, ",\"settings\":");
         json_str(f, r->settings);
     }
+    if (r->describe) {
+        fprintf(f, ",\"describe\":");
+        json_str(f, r->describe);
+    }
 }
 
 void ag_record_end(FILE *f, const struct ag_record *r)

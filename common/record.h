@@ -15,6 +15,7 @@ struct ag_record {
     double jitter_delay_ns; /* method jitter only: with "late" */
     const char *late;
     const char *settings; /* NULL: not written */
+    const char *describe; /* what ran, as ag_barrier_describe says it (NULL: not written) */
     unsigned ranks;       /* bench --mpi: MPI ranks (0: not written), threads is ranks x threads_per_rank */
     unsigned threads_per_rank;
     const char *mpi_node; /* bench --mpi, the fused barrier: "shared" or "rank" (NULL: not written) */

@@ -257,6 +257,11 @@ static void run_participants(struct sim *s, uint32_t broken, long *params, const
     for (unsigned k = 0; !s->wl && s->res->ok && k < s->run_episodes; k++)
         if (s->serial[k] != 1)
             sim_fail(s, "an episode without exactly one AG_SERIAL");
+    if (s->algo && s->algo->chosen && s->res->ok) { /* what it decided, read outside virtual time */
+        s->quiet = 1;
+        s->algo->chosen(&s->run, s->res->chosen, sizeof s->res->chosen);
+        s->quiet = 0;
+    }
 }
 
 /* Each participant's hardware thread in hw[] and part[].hw; with more participants than hardware threads,

@@ -139,6 +139,7 @@ struct sim_result {
     int ok;
     char error[400];
     char describe[200];
+    char chosen[200];                          /* an adaptive algorithm's choice after the run (tune), or "" */
     double median_ns, min_ns, p99_ns, mean_ns; /* virtual: last arrival -> last departure per episode;
                                                 * epcc: the episode's period (last departure to last
                                                 * departure) minus the compute charged, as EPCC's

@@ -288,11 +288,15 @@ static void record(const struct ag_exp *o, const struct sim_opts *so, const stru
              so->work_ns, so->work_jitter_ns, (unsigned long long)o->seed, o->alpha >= 0 ? ",alpha=what-if" : "",
              so->streaming ? ",stores=streaming" : "", atomics, so->shared_first ? ",layout=shared-first" : "",
              so->split_ns > 0 ? ",split" : "", extra);
+    char desc[420] = ""; /* what an adaptive algorithm chose, as ag_barrier_describe says it natively */
+    if (res->chosen[0])
+        snprintf(desc, sizeof desc, "%s wait=%s chose=%s", res->describe, o->wait, res->chosen);
     struct ag_record rec = { .impl = impl, .kind = so->hw ? "hw" : "andgate", .wait = o->wait, .pinning = o->pin,
                              .method = o->method, .threads = so->n, .episodes = res->episodes, .median_ns = res->median_ns,
                              .min_ns = res->min_ns, .p99_ns = res->p99_ns, .mean_ns = res->mean_ns,
                              .cpu_ns_per_episode = res->cpu_ns_per_episode, .jitter_delay_ns = so->late_ns,
-                             .late = o->late, .settings = settings, .error = rc ? res->error : NULL };
+                             .late = o->late, .settings = settings, .describe = desc[0] ? desc : NULL,
+                             .error = rc ? res->error : NULL };
     ag_record_begin(stdout, &rec);
     if (res->oversubscribed || so->workload)
         record_os_workload(so, res);

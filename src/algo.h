@@ -136,6 +136,10 @@ struct ag_algo {
      * Algorithms without them still work split: arrive does nothing and depart runs wait. */
     void (*arrive)(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *tok);
     int  (*depart)(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline);
+    /* Optional, for an algorithm that picks among others while it runs (tune): once it has decided,
+     * write the spec of what it runs now into buf and return its length; 0 before. Reads flags only
+     * (flag_load); called outside the episodes' order (ag_barrier_describe, the simulator's record). */
+    int  (*chosen)(const struct ag_run *r, char *buf, size_t len);
 };
 
 /* The framework's private line per participant: slot 0 holds its episode number, slot 1 says whether

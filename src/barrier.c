@@ -130,6 +130,7 @@ void ag_reset_state(ag_barrier_t *b)
         for (uint32_t i = 0; i < b->run.fl.nslots; i++)
             atomic_store_explicit(&b->sleepers[i], 0, memory_order_relaxed);
     b->algo->reset(&b->run);
+    atomic_store_explicit(&b->chosen_state, 0, memory_order_relaxed); /* an adaptive algorithm decides anew */
     flag_store(&b->run.fl, b->run.fl.broken, 0);
 }
 
@@ -337,7 +338,26 @@ int ag_barrier_destroy(ag_barrier_t *b)
     return 0;
 }
 
+/* An algorithm that decides while it runs (tune) is described with its choice once it has made it. The
+ * choice is permanent until ag_barrier_reset, so the text is written once: the caller that claims the
+ * buffer writes it and publishes it with the release; a caller that finds it being written returns the
+ * description without the choice rather than wait. */
 const char *ag_barrier_describe(const ag_barrier_t *b)
 {
-    return b ? b->desc : "(null barrier)";
+    if (!b)
+        return "(null barrier)";
+    if (!b->algo->chosen)
+        return b->desc;
+    ag_barrier_t *w = (ag_barrier_t *)b; /* the handle is the library's, never const-defined */
+    int st = atomic_load_explicit(&w->chosen_state, memory_order_acquire), idle = 0;
+    if (st == 2)
+        return b->desc_chosen;
+    char c[192];
+    if (st != 0 || b->algo->chosen(&b->run, c, sizeof c) <= 0 ||
+        !atomic_compare_exchange_strong_explicit(&w->chosen_state, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return b->desc;
+    snprintf(w->desc_chosen, sizeof w->desc_chosen, "%s chose=%s", b->desc, c);
+    atomic_store_explicit(&w->chosen_state, 2, memory_order_release);
+    return b->desc_chosen;
 }

@@ -23,6 +23,10 @@ struct ag_barrier {
     void *state;                  /* process-local, also for process-shared barriers */
     int owns_memory;              /* 0: attached to a process-shared segment */
     char desc[256];
+    /* an adaptive algorithm's description once it has decided: desc and " chose=<spec>", written by the
+     * first ag_barrier_describe to see the decision (0 none, 1 being written, 2 written) */
+    _Atomic int chosen_state;
+    char desc_chosen[512];
     char tsan_sync[2];            /* ThreadSanitizer sync objects, by episode parity (barrier.c) */
 };
 

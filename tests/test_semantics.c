@@ -149,7 +149,32 @@ static void *worker(void *p)
             break;
         }
     }
+    /* every participant asks what the barrier is at once: an adaptive algorithm's description is
+     * written once by whoever sees the decision first (ThreadSanitizer checks the hand-over) */
+    if (!*ag_barrier_describe(sh->b))
+        report(sh, "tid %u: empty description", t);
     return NULL;
+}
+
+/* tune names its choice once it has made it — after 6 candidates x block x rounds episodes, never
+ * before (one participant's whole episodes complete on arrival, its split ones run tune: either) — as
+ * a spec of another algorithm, and forgets it on reset. 0, or 1 with the reason in err. */
+static int check_chosen(ag_barrier_t *b, unsigned n, unsigned episodes, char *err, size_t len)
+{
+    const char *d = ag_barrier_describe(b), *bl = strstr(d, "block="), *ro = strstr(d, "rounds=");
+    if (strncmp(d, "tune:", 5) || !bl || !ro)
+        return 0;
+    unsigned decided = episodes >= 6u * (unsigned)atoi(bl + 6) * (unsigned)atoi(ro + 7);
+    const char *c = strstr(d, " chose=");
+    struct ag_spec sp;
+    char msg[160];
+    if (n > 1 && !decided != !c)
+        return snprintf(err, len, "after %u episodes: %s", episodes, d), 1;
+    if (c && (ag_spec_parse(&ag_algo_table, c + 7, &sp, msg, sizeof msg) || !strcmp(sp.kind->name, "tune")))
+        return snprintf(err, len, "the choice is not a spec of a candidate: %s", d), 1;
+    if (ag_barrier_reset(b) || strstr(ag_barrier_describe(b), " chose="))
+        return snprintf(err, len, "reset kept the choice: %s", ag_barrier_describe(b)), 1;
+    return 0;
 }
 
 /* Runs one configuration; returns 0 on success and prints a line on failure. */
@@ -186,6 +211,8 @@ static int run_one(const char *algo, const char *wait, unsigned n, unsigned epis
                      sh.serial[k]);
             failed = 1;
         }
+    if (!failed)
+        failed = check_chosen(sh.b, n, episodes, sh.first_error, sizeof sh.first_error);
     if (failed)
         printf("FAIL %s (%s) n=%u epoch0=%" PRIu64 ": %s\n", algo, ag_barrier_describe(sh.b), n, epoch0,
                sh.first_error);

@@ -112,9 +112,22 @@ def is_meta(r):
     return r.get("kind") == "andgate" and r["impl"].startswith("andgate:tune")
 
 
+def chosen(r):
+    """What an algorithm that decides while it runs (tune) chose, from its description
+    ("tune:... wait=... chose=SPEC"), or None."""
+    d = r.get("describe") or ""
+    return d.split(" chose=", 1)[1] if " chose=" in d else None
+
+
+def auto_label(r):
+    """auto's result as the regret table names it: what auto resolved to, and what that chose."""
+    c = chosen(r)
+    return short_impl(r) + (f" -> {c}" if c else "")
+
+
 def auto_regret(doc, method="latency"):
     """003 §5.2's ideal meta-algorithm picks the best algorithm at every count: one dict per auto result
-    of method with threads, wait, auto (what it chose), auto_ns, best (the fastest fixed andgate spec
+    of method with threads, wait, auto (what it resolved to and, for tune, what that chose), auto_ns, best (the fastest fixed andgate spec
     of the same wait at that count; tune, which picks among them, is not one), best_ns and regret
     (auto_ns / best_ns; 1 is the oracle), and regret_mean (auto's mean over the smallest fixed mean: an
     episode's median can fall on one mode of an alternating pattern, the mean is what a loop of episodes
@@ -131,7 +144,7 @@ def auto_regret(doc, method="latency"):
             b = min(fixed, key=lambda r: r["median_ns"])
             means = [r["mean_ns"] for r in fixed if r.get("mean_ns") is not None]
             bm = min(means) if means else None
-            rows.append({"threads": n, "wait": a.get("wait"), "auto": short_impl(a), "auto_ns": a["median_ns"],
+            rows.append({"threads": n, "wait": a.get("wait"), "auto": auto_label(a), "auto_ns": a["median_ns"],
                          "best": short_impl(b), "best_ns": b["median_ns"],
                          "regret": _ratio(a["median_ns"], b["median_ns"]),
                          "regret_mean": _ratio(a.get("mean_ns"), bm)})

@@ -213,7 +213,8 @@ def test_auto_regret(tmp_path, capsys):
     from andgate_report.rank import auto_regret
     sim = sim_doc()
     base = dict(sim["results"][1])
-    sim["results"] += [dict(base, impl="andgate:hybrid:group=cache (auto)", median_ns=1950.0),
+    sim["results"] += [dict(base, impl="andgate:tune:block=8,rounds=3 (auto)", median_ns=1950.0,
+                            describe="tune:block=8,rounds=3 wait=spin chose=dtour:fanin=4"),
                        dict(base, impl="andgate:central (auto)", threads=16, median_ns=900.0),
                        dict(base, impl="andgate:central (auto)", wait="pause", median_ns=10.0),
                        # tune asked for by name picks among the fixed specs: never the best fixed one
@@ -223,6 +224,8 @@ def test_auto_regret(tmp_path, capsys):
     # 16: auto ties the only fixed spec; 64: 1950 / stour's 1300; the pause row has nothing to compare
     assert [(r["threads"], r["best"], r["regret"]) for r in rows] == [
         (16, "dissemination:ways=1", pytest.approx(1.0)), (64, "stour:fanin=4", pytest.approx(1.5))]
+    # what tune chose, from the record's description
+    assert [r["auto"] for r in rows] == ["central (auto)", "tune:block=8,rounds=3 (auto) -> dtour:fanin=4"]
     generate(sim, tmp_path)
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "auto against the best fixed algorithm" in page and "worst regret 1.50" in page
@@ -230,7 +233,7 @@ def test_auto_regret(tmp_path, capsys):
     path.write_text(json.dumps(sim))
     assert main([str(path), "--summary"]) == 0
     out = capsys.readouterr().out
-    assert "auto: worst regret 1.50 at 64 threads" in out
+    assert "auto: worst regret 1.50 at 64 threads (chose tune:block=8,rounds=3 (auto) -> dtour:fanin=4," in out
     # by the mean where the records have one: auto's mean over the smallest fixed mean, whichever spec has it
     for i, r in enumerate(sim["results"]):
         r["mean_ns"] = 1500.0 if r["impl"].endswith("(auto)") else (1000.0 if i % 2 else 1200.0)

@@ -189,9 +189,23 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     return rc;
 }
 
+/* The chosen candidate's spec, once participant 0 has published it (its candidate-local parameters:
+ * tune's line included). */
+static int chosen(const struct ag_run *r, char *buf, size_t len)
+{
+    const struct tune *t = r->st;
+    uint64_t d = flag_load(&r->fl, t->decision);
+    if (d == 0 || d > NCAND)
+        return 0;
+    const struct tune_cand *c = &t->c[d - 1];
+    struct ag_spec sp = { .kind = &ag_algos[c->algo]->k, .index = c->algo };
+    memcpy(sp.val, c->p, sizeof sp.val);
+    return ag_spec_format(&ag_algo_table, &sp, buf, len);
+}
+
 const struct ag_algo ag_algo_tune = {
     { "tune",
       "runs its candidates in turn, times them, keeps the fastest (auto's choice from 3 spinning participants)",
       "003 §5.2 ideal meta-algorithm", keys },
-    setup, reset, wait, NULL, NULL, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, chosen, /* split phase: depart runs wait */
 };
