@@ -22,7 +22,7 @@ struct row {
 const struct ag_exp ag_exp_sim_defaults = {
     .machine = "kunpeng920", .algos = "all", .threads = "2,4,8,16,32,64", .pin = "cores", .wait = "spin",
     .method = "latency", .schedule = "fixed", .late = "rotating", .stores = "rfo", .atomics = "machine", .layout = "andgate",
-    .episodes = 200, .seed = 1, .jitter_us = 100, .alpha = -1 };
+    .episodes = 200, .seed = 1, .seeds = "1", .jitter_us = 100, .alpha = -1 };
 
 static const struct row rows[] = {
     /* the plan: what to measure */
@@ -65,7 +65,9 @@ static const struct row rows[] = {
     { S | SJ, { "--sched", AG_OPT_WORD, O(sched), 0, 0, "rr|csa", NULL,
                 "more participants than hardware threads: round robin (default) or 004's critical-section-aware policy" } },
     { S | SJ, { "--timeslice-us", AG_OPT_NUM, O(timeslice_us), 0.001, 1e7, NULL, "US", "the scheduler's time slice (default 1000, 004 §VII)" } },
-    { S | SJ, { "--seed", AG_OPT_U64, O(seed), 0, 9007199254740992.0, NULL, "S", "random schedule and jitter seed (default 1)" } },
+    { S, { "--seed", AG_OPT_STR, O(seeds), 0, 0, NULL, "LIST|RANGE",
+           "random schedule and jitter seed, and the allocation (lines' homes): 1,5 or 1-4, a run per seed (default 1)" } },
+    { SJ, { "--seed", AG_OPT_U64, O(seed), 0, 9007199254740992.0, NULL, "S", "random schedule and jitter seed (default 1)" } },
     { S | SJ, { "--schedule", AG_OPT_WORD, O(schedule), 0, 0, "fixed|random", NULL, "which ready participant runs next" } },
     { S | SJ, { "--alpha", AG_OPT_NUM, O(alpha), 0, 1, NULL, "X", "what-if: every layer's invalidation weight" } },
     { S | SJ, { "--model", AG_OPT_FLAG, O(model), 0, 0, NULL, NULL, "002's analytical models beside the simulation" } },
@@ -180,6 +182,8 @@ void ag_exp_job_argv(const struct ag_exp *o, unsigned cmd, const struct ag_job *
     av[n++] = "--wait", av[n++] = (char *)j->wait;
     if (j->node)
         av[n++] = "--mpi-node", av[n++] = (char *)j->node;
+    if (j->seed)
+        av[n++] = "--seed", av[n++] = (char *)j->seed;
     for (unsigned i = 0; i < NROWS && n < 62; i++) {
         const struct row *r = &rows[i];
         if (used + 32 > len)

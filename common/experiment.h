@@ -41,6 +41,7 @@ struct ag_exp {
     unsigned items;
     double cs_ns, timeslice_us;
     unsigned long long seed;
+    const char *seeds;       /* andgate sim: the seeds (allocations) to run, a list or range; each job gets one */
     int model, quick;
     /* bench --mpi: fused barrier vs three-step vs MPI_Barrier over ranks x threads */
     int mpi;
@@ -83,6 +84,7 @@ struct ag_job {
     char *const *launcher;
     unsigned ranks;
     const char *node;
+    const char *seed; /* sim: the job's --seed (NULL: not passed) */
 };
 
 /* The worker's command line for job j of command cmd (AG_EXP_BENCH or AG_EXP_SIM): the launcher and

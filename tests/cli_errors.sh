@@ -60,6 +60,11 @@ refused sim --timeout 0
 refused sim --method all --algos "nosuch"
 refused sim --machine nosuch
 refused sim --baselines pthread
+refused sim --seed 3-1
+refused sim --seed 1,
+refused sim --seed x
+refused sim --seed 9007199254740993
+refused sim --seed 1-100
 refused bench --machine kunpeng920
 refused nonsense
 # bench --mpi: its own options only with it, the other bench's measurement choices not with it

@@ -164,10 +164,10 @@ void bench_plan_make(struct bench_plan *p, const struct ag_exp *o, const char *c
             for (unsigned i = 0; i < p->nspecs; i++)
                 for (unsigned w = 0; w < p->nwaits; w++)
                     p->jobs[p->njobs++] = (struct ag_job){ p->core->path, "andgate", p->specs[i], "andgate", methods[m],
-                                                           p->waits[w], threads[t], 0, NULL, 0, NULL };
+                                                           p->waits[w], threads[t], 0, NULL, 0, NULL, NULL };
             for (unsigned i = 0; i < p->nbase; i++)
                 p->jobs[p->njobs++] = (struct ag_job){ where[i]->path, p->base[i], NULL, "baseline", methods[m],
-                                                       "default", threads[t], 0, NULL, 0, NULL };
+                                                       "default", threads[t], 0, NULL, 0, NULL, NULL };
         }
 }
 
@@ -192,7 +192,7 @@ static void add_mpi_job(struct bench_plan *p, const char *impl, const char *kind
                         unsigned ranks, unsigned threads, const char *node)
 {
     p->jobs[p->njobs++] = (struct ag_job){ p->mpi_worker, impl, NULL, kind, method, wait, threads, 0,
-                                           p->launcher, ranks, node };
+                                           p->launcher, ranks, node, NULL };
 }
 
 void bench_plan_make_mpi(struct bench_plan *p, const struct ag_exp *o, const char *const *methods, unsigned nmethods,

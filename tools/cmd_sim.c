@@ -26,6 +26,8 @@
 
 #define PROG "andgate sim"
 #define MAX_ITEMS 128
+#define MAX_SEEDS 64
+#define SEED_MAX 9007199254740992ull /* the worker's bound (2^53) */
 
 extern char **environ;
 
@@ -36,6 +38,8 @@ struct sim_plan {
     int optional[MAX_ITEMS];
     unsigned nitems, njobs;
     char waitbuf[256];
+    char seeds[MAX_SEEDS][24];      /* --seed's values, as the jobs pass them */
+    unsigned nseeds;
     struct ag_job *jobs;
 };
 
@@ -69,8 +73,34 @@ static void ask_worker(const struct ag_exp *o, struct sim_plan *p, struct ag_chi
     }
 }
 
-/* The plan: items x counts x methods x waits, in the order the table shows them (an item's counts
- * together). */
+/* --seed: "1", "1,5", "1-4" or a mix, each 0..2^53, at most MAX_SEEDS; a bad list is a usage error */
+static void parse_seeds(const char *text, struct sim_plan *p)
+{
+    const char *q = text;
+    while (*q) {
+        char *end;
+        unsigned long long lo = strtoull(q, &end, 10), hi = lo;
+        if (end == q || *q == '-')
+            ag_usage_error(PROG, "--seed: bad list '%s'; expected seeds 0..%llu as 1,5 or 1-4", text, SEED_MAX);
+        if (*end == '-') {
+            q = end + 1;
+            hi = strtoull(q, &end, 10);
+            if (end == q || *q == '-' || hi < lo)
+                ag_usage_error(PROG, "--seed: bad range in '%s'; expected LO-HI with LO <= HI", text);
+        }
+        if (hi > SEED_MAX || (*end && (*end != ',' || !end[1])))
+            ag_usage_error(PROG, "--seed: bad list '%s'; expected seeds 0..%llu as 1,5 or 1-4", text, SEED_MAX);
+        for (unsigned long long v = lo; v <= hi; v++) {
+            if (p->nseeds == MAX_SEEDS)
+                ag_usage_error(PROG, "--seed: more than %d seeds in '%s'", MAX_SEEDS, text);
+            snprintf(p->seeds[p->nseeds++], sizeof p->seeds[0], "%llu", v);
+        }
+        q = *end ? end + 1 : end;
+    }
+}
+
+/* The plan: seeds x methods x waits x items x counts, in the order the table shows them (an item's
+ * counts together, one seed's jobs before the next seed's). */
 static void make_plan(const struct ag_exp *o, struct sim_plan *p, struct ag_child *c)
 {
     if (ag_libexec("andgate-sim", p->worker, sizeof p->worker))
@@ -85,18 +115,20 @@ static void make_plan(const struct ag_exp *o, struct sim_plan *p, struct ag_chil
     snprintf(p->waitbuf, sizeof p->waitbuf, "%s", o->wait);
     for (char *save, *w = strtok_r(p->waitbuf, ";", &save); w && nw < 16; w = strtok_r(NULL, ";", &save))
         waits[nw++] = w;
-    p->jobs = calloc((size_t)p->nitems * nc * nm * nw + 1, sizeof *p->jobs);
+    parse_seeds(o->seeds, p);
+    p->jobs = calloc((size_t)p->nseeds * p->nitems * nc * nm * nw + 1, sizeof *p->jobs);
     if (!p->jobs)
         ag_usage_error(PROG, "out of memory");
-    for (unsigned m = 0; m < nm; m++)
-        for (unsigned w = 0; w < nw; w++)
-            for (unsigned i = 0; i < p->nitems; i++)
-                for (unsigned k = 0; k < nc; k++) {
-                    int hw = !strcmp(p->kinds[i], "hw");
-                    p->jobs[p->njobs++] = (struct ag_job){ p->worker, hw ? p->items[i] : "andgate",
-                                                           hw ? NULL : p->items[i], p->kinds[i], methods[m], waits[w],
-                                                           counts[k], p->optional[i], NULL, 0, NULL };
-                }
+    for (unsigned s = 0; s < p->nseeds; s++)
+        for (unsigned m = 0; m < nm; m++)
+            for (unsigned w = 0; w < nw; w++)
+                for (unsigned i = 0; i < p->nitems; i++)
+                    for (unsigned k = 0; k < nc; k++) {
+                        int hw = !strcmp(p->kinds[i], "hw");
+                        p->jobs[p->njobs++] = (struct ag_job){
+                            p->worker, hw ? p->items[i] : "andgate", hw ? NULL : p->items[i], p->kinds[i], methods[m],
+                            waits[w], counts[k], p->optional[i], NULL, 0, NULL, p->seeds[s] };
+                    }
 }
 
 /* The table on stderr: a line per record as it comes */

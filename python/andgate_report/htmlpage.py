@@ -127,6 +127,9 @@ def _regret_section(doc):
                  e(None if r["regret_mean"] is None else f'{r["regret_mean"]:.2f}')]) for r in rows]
     worst = max((r["regret"] for r in rows if r["regret"] is not None), default=None)
     note = f"worst regret {worst:.2f}" if worst is not None else ""
+    seeds = max(r["seeds"] for r in rows)
+    if seeds > 1:
+        note += f"; every figure is the average over {seeds} seeds (allocations) of the same record"
     return "\n".join(["<h2>auto against the best fixed algorithm (latency)</h2>",
                       '<p class="note">Regret is auto\'s median over the best fixed andgate spec\'s median '
                       f"at the same count and wait (1: auto chose as an oracle would); by the mean, auto's mean "

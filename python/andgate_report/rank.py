@@ -125,15 +125,42 @@ def auto_label(r):
     return short_impl(r) + (f" -> {c}" if c else "")
 
 
+def over_seeds(results):
+    """Records that differ only in their seed (andgate sim --seed 1-4: one seed is one allocation, where
+    the lines' homes and directory slices landed) as one each: the median and mean averaged over the
+    seeds, "seeds" their number. The best fixed spec of a single allocation is the luckiest of several
+    draws; averaged, each spec is compared at its expected cost (003 §5.3: overhead moves with the
+    allocation). Records without a seed pass through unchanged."""
+    groups = {}
+    for r in results:
+        parts = (r.get("settings") or "").split(",")
+        rest = ",".join(x for x in parts if not x.startswith("seed="))
+        key = (r["impl"], r.get("kind"), r["threads"], r.get("wait"), r.get("pinning"), rest)
+        groups.setdefault(key, []).append(r)
+    out = []
+    for rs in groups.values():
+        if len(rs) == 1:
+            out.append(rs[0])
+            continue
+        merged = dict(rs[0], seeds=len(rs), median_ns=sum(r["median_ns"] for r in rs) / len(rs))
+        picks = sorted({chosen(r) for r in rs if chosen(r)})
+        if len(picks) > 1:  # tune chose differently in different allocations: name every choice
+            merged["describe"] = rs[0]["describe"].split(" chose=")[0] + " chose=" + " | ".join(picks)
+        means = [r.get("mean_ns") for r in rs]
+        merged["mean_ns"] = sum(means) / len(rs) if None not in means else None
+        out.append(merged)
+    return out
+
+
 def auto_regret(doc, method="latency"):
     """003 §5.2's ideal meta-algorithm picks the best algorithm at every count: one dict per auto result
     of method with threads, wait, auto (what it resolved to and, for tune, what that chose), auto_ns, best (the fastest fixed andgate spec
     of the same wait at that count; tune, which picks among them, is not one), best_ns and regret
     (auto_ns / best_ns; 1 is the oracle), and regret_mean (auto's mean over the smallest fixed mean: an
     episode's median can fall on one mode of an alternating pattern, the mean is what a loop of episodes
-    takes; it also carries what tune's first episodes cost). Counts without a fixed spec to compare with
-    are left out."""
-    results = ok_results(doc, method)
+    takes; it also carries what tune's first episodes cost), and seeds (how many allocations the figures
+    average: over_seeds). Counts without a fixed spec to compare with are left out."""
+    results = over_seeds(ok_results(doc, method))
     rows = []
     for n in thread_counts(results):
         at_n = [r for r in results if r["threads"] == n and r.get("kind") == "andgate"]
@@ -147,5 +174,5 @@ def auto_regret(doc, method="latency"):
             rows.append({"threads": n, "wait": a.get("wait"), "auto": auto_label(a), "auto_ns": a["median_ns"],
                          "best": short_impl(b), "best_ns": b["median_ns"],
                          "regret": _ratio(a["median_ns"], b["median_ns"]),
-                         "regret_mean": _ratio(a.get("mean_ns"), bm)})
+                         "regret_mean": _ratio(a.get("mean_ns"), bm), "seeds": a.get("seeds", 1)})
     return rows

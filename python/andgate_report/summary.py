@@ -60,5 +60,6 @@ def summary_lines(doc):
         means = [r["regret_mean"] for r in regret if r["regret_mean"] is not None]
         mean_part = f"; by the mean: worst {max(means):.2f}" if means else ""
         lines.append(f"auto: worst regret {worst['regret']:.2f} at {worst['threads']} threads "
-                     f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts{mean_part}")
+                     f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts{mean_part}"
+                     + (f" (each the average of {worst['seeds']} seeds)" if worst["seeds"] > 1 else ""))
     return lines + workload_lines(doc)

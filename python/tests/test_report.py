@@ -244,6 +244,36 @@ def test_auto_regret(tmp_path, capsys):
     assert auto_regret(sim_doc()) == []
 
 
+def test_auto_regret_over_seeds(capsys, tmp_path):
+    """andgate sim --seed 1-2: each record averaged over the allocations before auto meets the best fixed"""
+    from andgate_report.rank import auto_regret
+    sim = sim_doc()
+    base = dict(sim["results"][1], threads=8)
+    rows = []
+    # seed 1: dissemination was lucky (100, the best fixed); seed 2: unlucky (140); stour 110 in both;
+    # tune 112 and 114 with different choices
+    for seed, dis, tune, pick in ((1, 100.0, 112.0, "stour:fanin=4"), (2, 140.0, 114.0, "dissemination:ways=1")):
+        settings = f"pin=cores,work_ns=0,seed={seed}"
+        rows += [dict(base, impl="andgate:dissemination:ways=1", median_ns=dis, mean_ns=dis, settings=settings),
+                 dict(base, impl="andgate:stour:fanin=4", median_ns=110.0, mean_ns=110.0, settings=settings),
+                 dict(base, impl="andgate:tune:block=8 (auto)", median_ns=tune, mean_ns=tune, settings=settings,
+                      describe=f"tune:block=8 wait=spin chose={pick}")]
+    sim["results"] = rows
+    assert validate(sim) == []
+    [row] = auto_regret(sim)
+    # averaged: dissemination 120, stour 110 (the best), tune 113
+    assert row["best"] == "stour:fanin=4" and row["regret"] == pytest.approx(113 / 110)
+    assert row["seeds"] == 2 and row["regret_mean"] == pytest.approx(113 / 110)
+    assert row["auto"].endswith("-> dissemination:ways=1 | stour:fanin=4")
+    path = tmp_path / "seeds.json"
+    path.write_text(json.dumps(sim))
+    assert main([str(path), "--summary"]) == 0
+    assert "(each the average of 2 seeds)" in capsys.readouterr().out
+    # one seed alone: the lucky draw is the best fixed
+    sim["results"] = rows[:3]
+    assert auto_regret(sim)[0]["regret"] == pytest.approx(1.12) and auto_regret(sim)[0]["seeds"] == 1
+
+
 def test_stale_plot_removed(doc, tmp_path):
     generate(doc, tmp_path)
     generate(sim_doc(), tmp_path)
