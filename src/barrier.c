@@ -162,11 +162,7 @@ void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint
         .p = b->params,
         .epoch0 = epoch0,
     };
-    struct ag_spec sp = { .kind = &b->algo->k, .index = 0, .nkeys = 0 };
-    memcpy(sp.val, b->params, sizeof sp.val);
-    while (b->algo->k.keys && b->algo->k.keys[sp.nkeys].name)
-        sp.nkeys++;
-    int len = ag_spec_format(&ag_algo_table, &sp, b->desc, sizeof b->desc);
+    int len = ag_kind_format(&ag_algo_table, &b->algo->k, b->params, b->desc, sizeof b->desc);
     if (len >= 0 && (size_t)len < sizeof b->desc) {
         len += snprintf(b->desc + len, sizeof b->desc - (size_t)len, " wait=");
         if ((size_t)len < sizeof b->desc)

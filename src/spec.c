@@ -188,11 +188,16 @@ int ag_spec_parse(const struct ag_table *t, const char *s, struct ag_spec *out, 
 
 int ag_spec_format(const struct ag_table *t, const struct ag_spec *sp, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s", sp->kind->name);
+    return ag_kind_format(t, sp->kind, sp->val, buf, len);
+}
+
+int ag_kind_format(const struct ag_table *t, const struct ag_kind *kind, const long *val, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s", kind->name);
     const struct ag_key *k;
-    for (unsigned j = 0; (k = ag_spec_key(t, sp->kind, j)); j++) {
+    for (unsigned j = 0; (k = ag_spec_key(t, kind, j)); j++) {
         char v[32];
-        ag_key_format(k, sp->val[j], v, sizeof v);
+        ag_key_format(k, val[j], v, sizeof v);
         n += snprintf(buf + (n < (int)len ? n : (int)len), n < (int)len ? len - n : 0, "%s%s=%s",
                       j ? "," : ":", k->name, v);
     }

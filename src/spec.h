@@ -34,6 +34,8 @@ int ag_spec_parse(const struct ag_table *t, const char *s, struct ag_spec *out, 
 /* Canonical form "name:key=value,..." with every key (defaults included). Returns the length. */
 int ag_spec_format(const struct ag_table *t, const struct ag_spec *sp, char *buf, size_t len);
 
+/* The same from a kind and its parameter values (a planned barrier's, a candidate's). */
+int ag_kind_format(const struct ag_table *t, const struct ag_kind *kind, const long *val, char *buf, size_t len);
 /* One key's value as written in a spec ("4", "numa"). */
 int ag_key_format(const struct ag_key *k, long v, char *buf, size_t len);
 

@@ -126,8 +126,8 @@ static void make_plan(const struct ag_exp *o, struct sim_plan *p, struct ag_chil
                     for (unsigned k = 0; k < nc; k++) {
                         int hw = !strcmp(p->kinds[i], "hw");
                         p->jobs[p->njobs++] = (struct ag_job){
-                            p->worker, hw ? p->items[i] : "andgate", hw ? NULL : p->items[i], p->kinds[i], methods[m],
-                            waits[w], counts[k], p->optional[i], NULL, 0, NULL, p->seeds[s] };
+                            p->worker, hw ? p->items[i] : "andgate", hw ? NULL : p->items[i], p->kinds[i],
+                            methods[m], waits[w], counts[k], p->optional[i], NULL, 0, NULL, p->seeds[s] };
                     }
 }
 

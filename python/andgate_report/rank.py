@@ -143,7 +143,7 @@ def over_seeds(results):
             out.append(rs[0])
             continue
         merged = dict(rs[0], seeds=len(rs), median_ns=sum(r["median_ns"] for r in rs) / len(rs))
-        picks = sorted({chosen(r) for r in rs if chosen(r)})
+        picks = sorted({c for c in map(chosen, rs) if c})
         if len(picks) > 1:  # tune chose differently in different allocations: name every choice
             merged["describe"] = rs[0]["describe"].split(" chose=")[0] + " chose=" + " | ".join(picks)
         means = [r.get("mean_ns") for r in rs]
@@ -154,8 +154,9 @@ def over_seeds(results):
 
 def auto_regret(doc, method="latency"):
     """003 §5.2's ideal meta-algorithm picks the best algorithm at every count: one dict per auto result
-    of method with threads, wait, auto (what it resolved to and, for tune, what that chose), auto_ns, best (the fastest fixed andgate spec
-    of the same wait at that count; tune, which picks among them, is not one), best_ns and regret
+    of method with threads, wait, auto (what it resolved to and, for tune, what that chose), auto_ns, best
+    (the fastest fixed andgate spec of the same wait at that count; tune, which picks among them, is not
+    one), best_ns and regret
     (auto_ns / best_ns; 1 is the oracle), and regret_mean (auto's mean over the smallest fixed mean: an
     episode's median can fall on one mode of an alternating pattern, the mean is what a loop of episodes
     takes; it also carries what tune's first episodes cost), and seeds (how many allocations the figures

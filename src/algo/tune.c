@@ -198,9 +198,7 @@ static int chosen(const struct ag_run *r, char *buf, size_t len)
     if (d == 0 || d > NCAND)
         return 0;
     const struct tune_cand *c = &t->c[d - 1];
-    struct ag_spec sp = { .kind = &ag_algos[c->algo]->k, .index = c->algo };
-    memcpy(sp.val, c->p, sizeof sp.val);
-    return ag_spec_format(&ag_algo_table, &sp, buf, len);
+    return ag_kind_format(&ag_algo_table, &ag_algos[c->algo]->k, c->p, buf, len);
 }
 
 const struct ag_algo ag_algo_tune = {
