@@ -48,7 +48,7 @@ static const char *const variants[] = {
     "dissemination", "dissemination:ways=2", "dissemination:ways=3,line=128", "dissemination:pad=record",
     "dissemination:ways=2,pad=record",
     "hybrid", "hybrid:group=core", "hybrid:group=numa", "hybrid:group=2", "hybrid:group=3",
-    /* tune's default decides after 120 episodes; block=1 after 5 or 10, inside the short runs too */
+    /* tune's default decides after 144 episodes (168 up to 8 participants); block=1 after 6-7 or 12-14 */
     "tune", "tune:block=1,rounds=1", "tune:block=1,rounds=2,line=128", "tune:block=3,rounds=1",
     NULL,
 };
@@ -156,7 +156,8 @@ static void *worker(void *p)
     return NULL;
 }
 
-/* tune names its choice once it has made it — after 6 candidates x block x rounds episodes, never
+/* tune names its choice once it has made it — after C candidates x block x rounds episodes (C = 7 up to
+ * 8 participants, where ticket is one of them, else 6), never
  * before (one participant's whole episodes complete on arrival, its split ones run tune: either) — as
  * a spec of another algorithm, and forgets it on reset. 0, or 1 with the reason in err. */
 static int check_chosen(ag_barrier_t *b, unsigned n, unsigned episodes, char *err, size_t len)
@@ -164,7 +165,7 @@ static int check_chosen(ag_barrier_t *b, unsigned n, unsigned episodes, char *er
     const char *d = ag_barrier_describe(b), *bl = strstr(d, "block="), *ro = strstr(d, "rounds=");
     if (strncmp(d, "tune:", 5) || !bl || !ro)
         return 0;
-    unsigned decided = episodes >= 6u * (unsigned)atoi(bl + 6) * (unsigned)atoi(ro + 7);
+    unsigned decided = episodes >= (n <= 8 ? 7u : 6u) * (unsigned)atoi(bl + 6) * (unsigned)atoi(ro + 7);
     const char *c = strstr(d, " chose=");
     struct ag_spec sp;
     char msg[160];

@@ -57,8 +57,9 @@ def summary_lines(doc):
     regret = [r for r in auto_regret(doc) if r["regret"] is not None]
     if regret:
         worst = max(regret, key=lambda r: r["regret"])
-        means = [r["regret_mean"] for r in regret if r["regret_mean"] is not None]
-        mean_part = f"; by the mean: worst {max(means):.2f}" if means else ""
+        means = [r for r in regret if r["regret_mean"] is not None]
+        wm = max(means, key=lambda r: r["regret_mean"]) if means else None
+        mean_part = f"; by the mean: worst {wm['regret_mean']:.2f} at {wm['threads']} threads" if wm else ""
         lines.append(f"auto: worst regret {worst['regret']:.2f} at {worst['threads']} threads "
                      f"(chose {worst['auto']}, best fixed {worst['best']}) over {len(regret)} counts{mean_part}"
                      + (f" (each the average of {worst['seeds']} seeds)" if worst["seeds"] > 1 else ""))

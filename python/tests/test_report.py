@@ -239,8 +239,10 @@ def test_auto_regret(tmp_path, capsys):
         r["mean_ns"] = 1500.0 if r["impl"].endswith("(auto)") else (1000.0 if i % 2 else 1200.0)
     # 16: its one fixed spec has 1200; 64: the smallest fixed mean is 1000, not the best median's
     assert [r["regret_mean"] for r in auto_regret(sim)] == [pytest.approx(1.25), pytest.approx(1.5)]
+    path.write_text(json.dumps(sim))
     assert main([str(path), "--summary"]) == 0
-    assert "auto: worst regret 1.50 at 64 threads" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "auto: worst regret 1.50 at 64 threads" in out and "by the mean: worst 1.50 at 64 threads" in out
     assert auto_regret(sim_doc()) == []
 
 

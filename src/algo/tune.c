@@ -20,11 +20,19 @@
 #include "../spec.h"
 
 /* The candidates, each with its defaults: the logarithmic algorithms that were the best fixed one at
- * some count on some machine in docs/results.md ("auto against the best fixed algorithm"). The counter
- * barriers, best at a handful of participants on some, would cost O(n) per tuning episode at 256. */
-static const char *const candidates[] = { "dissemination", "hybrid:group=core", "tournament", "dtour", "stour",
-                                          "combining" };
-#define NCAND (sizeof candidates / sizeof candidates[0])
+ * some count on some machine in docs/results.md ("auto against the best fixed algorithm"), and a
+ * counter barrier for a handful of participants. `ticket` won at 6 (Kunpeng 920; scattered threads on
+ * the ThunderX2 and the Opteron), where its n serialized hand-offs are no more than a tree's rounds; its
+ * cost grows with n, and from 12 participants on no machine there had a counter ahead, so above its
+ * max_n it is neither measured nor paid for while tuning. Candidate 0 runs the episode after the last
+ * tuning one: it is there at every count. */
+static const struct { const char *spec; unsigned max_n; } candidates[] = {
+    { "dissemination", 0 }, { "hybrid:group=core", 0 }, { "tournament", 0 }, { "dtour", 0 }, { "stour", 0 },
+    { "combining", 0 }, { "ticket", 8 } };
+#define NCAND_MAX (sizeof candidates / sizeof candidates[0])
+
+/* whether candidates[i] is measured with n participants */
+static int measured(unsigned i, unsigned n) { return !candidates[i].max_n || n <= candidates[i].max_n; }
 #define MAX_ROUNDS 9
 
 static const struct ag_key keys[] = {
@@ -40,20 +48,21 @@ struct tune_cand {
 
 struct tune {
     uint32_t block, rounds;
+    uint32_t ncand;          /* the candidates measured at this count, c[0 .. ncand - 1] */
     uint32_t clock;          /* participant 0's line: [0] the turn's start, [1 + c * rounds + round] turn times */
     uint32_t decision;       /* 1 + the chosen candidate, 0 until published */
     ag_frange_t mine;        /* each participant's copy of it, on a line of its own */
-    struct tune_cand c[NCAND];
+    struct tune_cand c[NCAND_MAX];
 };
 
-/* Candidate i's setup on a layout of its own that continues the arena; its state block is returned
- * (malloc'd, *size bytes) for setup() to copy behind struct tune. */
+/* The setup of candidates[i] as tune's candidate tc, on a layout of its own that continues the arena; its
+ * state block is returned (malloc'd, *size bytes) for setup() to copy behind struct tune. */
 static int cand_setup(const struct ag_setup *s, struct ag_layout *L, struct tune_cand *tc, unsigned i,
                       void **state, size_t *size)
 {
     struct ag_spec sp;
     char msg[160];
-    if (ag_spec_parse(&ag_algo_table, candidates[i], &sp, msg, sizeof msg))
+    if (ag_spec_parse(&ag_algo_table, candidates[i].spec, &sp, msg, sizeof msg))
         return EINVAL;
     tc->algo = sp.index;
     memcpy(tc->p, sp.val, sizeof tc->p);
@@ -72,26 +81,31 @@ static int cand_setup(const struct ag_setup *s, struct ag_layout *L, struct tune
 static int setup(const struct ag_setup *s, struct ag_layout *L)
 {
     struct tune t = { .block = (uint32_t)ag_int(s->p[0]), .rounds = (uint32_t)ag_int(s->p[1]) };
-    void *blk[NCAND] = { 0 };
-    size_t sz[NCAND] = { 0 }, total = (sizeof t + 15) & ~(size_t)15;
+    void *blk[NCAND_MAX] = { 0 };
+    size_t sz[NCAND_MAX] = { 0 }, total = (sizeof t + 15) & ~(size_t)15;
     int rc = 0;
-    t.clock = ag_flags_alloc(L, 1, 1 + NCAND * t.rounds, AG_PAD).first;
+    for (unsigned i = 0; i < NCAND_MAX; i++)
+        t.ncand += (uint32_t)measured(i, s->n);
+    t.clock = ag_flags_alloc(L, 1, 1 + t.ncand * t.rounds, AG_PAD).first;
     t.decision = ag_flags_alloc(L, 1, 1, AG_PAD).first;
     t.mine = ag_flags_alloc(L, s->n, 1, AG_PAD);
-    for (unsigned i = 0; i < NCAND && !rc; i++) {
-        rc = cand_setup(s, L, &t.c[i], i, &blk[i], &sz[i]);
-        t.c[i].off = (uint32_t)total;
-        total += (sz[i] + 15) & ~(size_t)15; /* every block 16-byte aligned */
+    for (unsigned i = 0, c = 0; i < NCAND_MAX && !rc; i++) {
+        if (!measured(i, s->n))
+            continue;
+        rc = cand_setup(s, L, &t.c[c], i, &blk[c], &sz[c]);
+        t.c[c].off = (uint32_t)total;
+        total += (sz[c] + 15) & ~(size_t)15; /* every block 16-byte aligned */
+        c++;
     }
     char *st = rc ? NULL : ag_layout_state(L, total);
     if (st) {
         memcpy(st, &t, sizeof t);
-        for (unsigned i = 0; i < NCAND; i++)
-            if (blk[i])
-                memcpy(st + t.c[i].off, blk[i], sz[i]);
+        for (unsigned c = 0; c < t.ncand; c++)
+            if (blk[c])
+                memcpy(st + t.c[c].off, blk[c], sz[c]);
     }
-    for (unsigned i = 0; i < NCAND; i++)
-        free(blk[i]);
+    for (unsigned c = 0; c < NCAND_MAX; c++)
+        free(blk[c]);
     return rc;
 }
 
@@ -110,11 +124,11 @@ static struct ag_run cand_run(const struct ag_run *r, const struct tune *t, unsi
 static void reset(const struct ag_run *r)
 {
     const struct tune *t = r->st;
-    for (unsigned c = 0; c < NCAND; c++) {
+    for (unsigned c = 0; c < t->ncand; c++) {
         struct ag_run cr = cand_run(r, t, c);
         ag_algos[t->c[c].algo]->reset(&cr);
     }
-    for (uint32_t j = 0; j <= NCAND * t->rounds; j++)
+    for (uint32_t j = 0; j <= t->ncand * t->rounds; j++)
         flag_put(&r->fl, t->clock + j, 0);
     flag_put(&r->fl, t->decision, 0);
     for (uint32_t q = 0; q < r->n; q++)
@@ -129,7 +143,7 @@ static void decide(const struct ag_run *r, const struct tune *t)
 {
     unsigned best = 0;
     uint64_t best_t = UINT64_MAX;
-    for (unsigned c = 0; c < NCAND; c++)
+    for (unsigned c = 0; c < t->ncand; c++)
         for (unsigned k = 0; k < t->rounds; k++) {
             uint64_t x = flag_load(&r->fl, turn_slot(t, c, k));
             if (x < best_t) {
@@ -143,12 +157,12 @@ static void decide(const struct ag_run *r, const struct tune *t)
 static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
 {
     const struct tune *t = r->st;
-    const uint64_t k = e - r->epoch0, B = t->block, tuning = NCAND * B * t->rounds;
+    const uint64_t k = e - r->epoch0, B = t->block, C = t->ncand, tuning = C * B * t->rounds;
     unsigned c;
     uint64_t j; /* candidate c's own episode number, from 0 */
     if (k < tuning) {
-        c = (unsigned)(k / B % NCAND);
-        j = k / (B * NCAND) * B + k % B;
+        c = (unsigned)(k / B % C);
+        j = k / (B * C) * B + k % B;
     } else if (k == tuning) { /* the decision is on its way: candidate 0 once more */
         c = 0;
         j = B * t->rounds;
@@ -183,7 +197,7 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     }
     if (k % B != B - 1)
         return rc;
-    flag_put(&r->fl, turn_slot(t, c, k / (B * NCAND)), flag_now(&r->fl) - flag_load(&r->fl, t->clock));
+    flag_put(&r->fl, turn_slot(t, c, k / (B * C)), flag_now(&r->fl) - flag_load(&r->fl, t->clock));
     if (k == tuning - 1)
         decide(r, t);
     return rc;
@@ -195,7 +209,7 @@ static int chosen(const struct ag_run *r, char *buf, size_t len)
 {
     const struct tune *t = r->st;
     uint64_t d = flag_load(&r->fl, t->decision);
-    if (d == 0 || d > NCAND)
+    if (d == 0 || d > t->ncand)
         return 0;
     const struct tune_cand *c = &t->c[d - 1];
     return ag_kind_format(&ag_algo_table, &ag_algos[c->algo]->k, c->p, buf, len);
