@@ -67,7 +67,7 @@ static const struct row rows[] = {
     { S | SJ, { "--timeslice-us", AG_OPT_NUM, O(timeslice_us), 0.001, 1e7, NULL, "US", "the scheduler's time slice (default 1000, 004 §VII)" } },
     { S, { "--seed", AG_OPT_STR, O(seeds), 0, 0, NULL, "LIST|RANGE",
            "random schedule and jitter seed, and the allocation (lines' homes): 1,5 or 1-4, a run per seed (default 1)" } },
-    { SJ, { "--seed", AG_OPT_U64, O(seed), 0, 9007199254740992.0, NULL, "S", "random schedule and jitter seed (default 1)" } },
+    { SJ, { "--seed", AG_OPT_U64, O(seed), 0, (double)AG_SEED_MAX, NULL, "S", "random schedule and jitter seed (default 1)" } },
     { S | SJ, { "--schedule", AG_OPT_WORD, O(schedule), 0, 0, "fixed|random", NULL, "which ready participant runs next" } },
     { S | SJ, { "--alpha", AG_OPT_NUM, O(alpha), 0, 1, NULL, "X", "what-if: every layer's invalidation weight" } },
     { S | SJ, { "--model", AG_OPT_FLAG, O(model), 0, 0, NULL, NULL, "002's analytical models beside the simulation" } },

@@ -29,6 +29,10 @@ enum ag_exp_reader {
     AG_EXP_MPI_JOB = 32,  /* the bench --mpi worker (bench/mpi_worker.c, run under mpirun) */
 };
 
+/* The largest seed the simulator takes: 2^53, the largest integer the option table's bounds (doubles) hold
+ * exactly. The worker's --seed row and andgate sim's --seed list both check against it. */
+#define AG_SEED_MAX 9007199254740992ull
+
 struct ag_exp {
     /* the plan */
     const char *algos, *baselines, *threads, *method, *wait, *machine;

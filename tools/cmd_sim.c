@@ -27,7 +27,6 @@
 #define PROG "andgate sim"
 #define MAX_ITEMS 128
 #define MAX_SEEDS 64
-#define SEED_MAX 9007199254740992ull /* the worker's bound (2^53) */
 
 extern char **environ;
 
@@ -81,15 +80,15 @@ static void parse_seeds(const char *text, struct sim_plan *p)
         char *end;
         unsigned long long lo = strtoull(q, &end, 10), hi = lo;
         if (end == q || *q == '-')
-            ag_usage_error(PROG, "--seed: bad list '%s'; expected seeds 0..%llu as 1,5 or 1-4", text, SEED_MAX);
+            ag_usage_error(PROG, "--seed: bad list '%s'; expected seeds 0..%llu as 1,5 or 1-4", text, AG_SEED_MAX);
         if (*end == '-') {
             q = end + 1;
             hi = strtoull(q, &end, 10);
             if (end == q || *q == '-' || hi < lo)
                 ag_usage_error(PROG, "--seed: bad range in '%s'; expected LO-HI with LO <= HI", text);
         }
-        if (hi > SEED_MAX || (*end && (*end != ',' || !end[1])))
-            ag_usage_error(PROG, "--seed: bad list '%s'; expected seeds 0..%llu as 1,5 or 1-4", text, SEED_MAX);
+        if (hi > AG_SEED_MAX || (*end && (*end != ',' || !end[1])))
+            ag_usage_error(PROG, "--seed: bad list '%s'; expected seeds 0..%llu as 1,5 or 1-4", text, AG_SEED_MAX);
         for (unsigned long long v = lo; v <= hi; v++) {
             if (p->nseeds == MAX_SEEDS)
                 ag_usage_error(PROG, "--seed: more than %d seeds in '%s'", MAX_SEEDS, text);
