@@ -90,7 +90,7 @@ void sim_done(struct sim *s)
     struct part *p = &s->part[s->cur];
     p->state = DONE;
     sim_os_leave(s, p->clock);
-    coro_switch(&p->co, &s->main);
+    sim_switch_away(s);
 }
 
 

@@ -72,6 +72,14 @@ struct line {
     uint64_t stores;      /* stores so far: a reader that saw an older value must not sleep through one */
 };
 
+/* An entry of the ready set: a participant and its clock when it entered (or was reordered), the clock
+ * as the bits of the double (a clock is >= 0, and non-negative doubles order as their bits do), so that
+ * the heap's comparisons are integer ones on one array rather than reads of the participants' records. */
+struct ready {
+    uint64_t clock;
+    unsigned p;
+};
+
 struct sim {
     const struct sim_opts *o;
     const struct sim_machine *m;
@@ -85,7 +93,7 @@ struct sim {
     uint64_t *slots;
     struct coro main;
     uint64_t rng;
-    int *ready;           /* heap (fixed schedule) or unordered set (random schedule) of participants */
+    struct ready *ready;  /* binary heap by (clock, index) (fixed schedule) or unordered set (random) */
     unsigned nready;
     const struct ag_algo *algo;
     struct ag_run run;
@@ -114,6 +122,7 @@ void sim_ready_push(struct sim *s, int p);
 void sim_ready_update(struct sim *s, int p); /* p, in the ready set, got an earlier clock: reorder it */
 int sim_ready_pop(struct sim *s);
 void sim_yield(struct sim *s);
+void sim_switch_away(struct sim *s); /* the running participant's turn ends: the next one runs */
 int sim_is_next(struct sim *s); /* the running participant is still the one to run (fixed schedule) */
 int sim_schedule(struct sim *s);
 

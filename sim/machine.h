@@ -59,7 +59,16 @@ struct sim_machine {
     unsigned self_layer;
     unsigned cache_level;                 /* level of the innermost cache shared by several cores (from
                                            * $.caches; socket when none is): the library's cache groups */
-    unsigned char *pair;                  /* [a * threads + b]: layer index of a pair of hardware threads */
+    /* The layer of a pair of hardware threads (sim_machine_layer_of; README, "Which layer a pair uses"),
+     * kept as what it depends on rather than as a threads x threads table (1 MB at 1024, read at random
+     * by every transfer): the level where the two threads' units first differ, or their units at the
+     * unit matrix's level. */
+    unsigned short *uid;                  /* [hw * nlevels + level]: hw's unit at each level, numbered across
+                                           * the machine */
+    unsigned char by_diff[SIM_MAX_LEVELS]; /* the layer of two threads whose units first differ at a level */
+    int um_level;                         /* $.layer_map.unit_matrix.level, -1: no unit matrix */
+    unsigned um_units;                    /* units at that level */
+    unsigned char *um;                    /* [ua * um_units + ub]: the matrix's layer for two of its units */
     double atomic_extra_ns;
     int atomic_llsc;                      /* coherence.atomic.kind armv8-llsc: a read-modify-write is an exclusive
                                            * load/store pair (coherence.c, sim_charge_rmw); else one
@@ -115,6 +124,11 @@ int sim_machine_level(const struct sim_machine *m, const char *name);
 /* Index of a latency layer by id, or -1. */
 int sim_machine_layer(const struct sim_machine *m, const char *id);
 
+/* Fills m->uid from the level counts (SIM_MAX_THREADS keeps a unit's number below 2^16): 0, or -1 out
+ * of memory. */
+int sim_machine_number_units(struct sim_machine *m);
+/* The latency layer two hardware threads use (a == b: the self layer). */
+unsigned sim_machine_layer_of(const struct sim_machine *m, unsigned a, unsigned b);
 /* Router hops between two attach units (Manhattan on a mesh; shortest way on a bidirectional ring). */
 unsigned sim_machine_hops(const struct sim_machine *m, unsigned u, unsigned v);
 /* One-way cost in ns of moving a line from hardware thread b to a, for a line homed at attach unit

@@ -25,6 +25,8 @@ int sim_machine_level(const struct sim_machine *m, const char *name)
 
 unsigned sim_machine_unit(const struct sim_machine *m, unsigned hw, unsigned lvl)
 {
+    if (m->uid)
+        return m->uid[hw * m->nlevels + lvl];
     unsigned below = 1;
     for (unsigned k = lvl + 1; k < m->nlevels; k++)
         below *= m->count[k];
@@ -49,9 +51,37 @@ unsigned sim_machine_attach_unit(const struct sim_machine *m, unsigned hw)
     return m->attach < 0 ? 0 : sim_machine_unit(m, hw, (unsigned)m->attach);
 }
 
+int sim_machine_number_units(struct sim_machine *m)
+{
+    unsigned T = m->threads, L = m->nlevels;
+    free(m->uid);
+    m->uid = NULL; /* sim_machine_unit computes the numbers */
+    unsigned short *u = malloc((size_t)T * L * sizeof *u);
+    if (!u)
+        return -1;
+    for (unsigned a = 0; a < T; a++)
+        for (unsigned v = 0; v < L; v++)
+            u[a * L + v] = (unsigned short)sim_machine_unit(m, a, v);
+    m->uid = u;
+    return 0;
+}
+
+unsigned sim_machine_layer_of(const struct sim_machine *m, unsigned a, unsigned b)
+{
+    if (a == b)
+        return m->self_layer;
+    const unsigned short *x = m->uid + (size_t)a * m->nlevels, *y = m->uid + (size_t)b * m->nlevels;
+    unsigned d = 0;
+    while (x[d] == y[d]) /* two threads differ at the innermost level at least */
+        d++;
+    if (m->um && (int)d <= m->um_level)
+        return m->um[x[m->um_level] * m->um_units + y[m->um_level]];
+    return m->by_diff[d];
+}
+
 double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, unsigned home)
 {
-    const struct sim_layer *y = &m->layer[m->pair[(size_t)a * m->threads + b]];
+    const struct sim_layer *y = &m->layer[sim_machine_layer_of(m, a, b)];
     if (y->path == SIM_PATH_FIXED)
         return y->ns;
     unsigned ua = sim_machine_attach_unit(m, a), ub = sim_machine_attach_unit(m, b), hops;
@@ -71,14 +101,14 @@ double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, uns
 
 double sim_machine_xfer_delta(const struct sim_machine *m, unsigned a, unsigned b, enum sim_xfer how)
 {
-    const struct sim_layer *y = &m->layer[m->pair[(size_t)a * m->threads + b]];
+    const struct sim_layer *y = &m->layer[sim_machine_layer_of(m, a, b)];
     double given = how == SIM_XFER_COLD ? y->cold_ns : how == SIM_XFER_PAUSED ? y->paused_ns : 0;
     return given > 0 ? given - y->ns : 0;
 }
 
 double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b)
 {
-    return m->layer[m->pair[(size_t)a * m->threads + b]].alpha;
+    return m->layer[sim_machine_layer_of(m, a, b)].alpha;
 }
 
 double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b, unsigned node)

@@ -180,34 +180,59 @@ static int load_interconnect(struct ld *l)
     return 0;
 }
 
-/* The README's "Which layer a pair uses". */
-static int pair_layer(struct ld *l, json_t *lm, json_t *um, int umlvl, unsigned a, unsigned b, int self)
+/* The layer id a path in $.layer_map names, as an index into $.latency_layers */
+static int layer_id(struct ld *l, const char *where, json_t *v)
+{
+    if (!json_is_string(v))
+        return ld_bad(l, "%s: must be a layer id", where);
+    int k = sim_machine_layer(l->m, json_string_value(v));
+    return k >= 0 ? k : ld_bad(l, "%s: '%s' is not a layer id of $.latency_layers", where, json_string_value(v));
+}
+
+/* The README's "Which layer a pair uses", as sim_machine_layer_of reads it: every hardware thread's unit
+ * at every level; the unit matrix's layers (validated by the caller); and for every level at which two
+ * threads' units can first differ, outside the unit matrix's reach, by_shared_level's layer for the
+ * level they share. */
+static int pair_layers(struct ld *l, json_t *lm, json_t *um, int umlvl)
 {
     struct sim_machine *m = l->m;
-    if (a == b)
-        return self;
-    unsigned diff = 0;
-    while (diff < m->nlevels && sim_machine_unit(m, a, diff) == sim_machine_unit(m, b, diff))
-        diff++;
-    const char *id;
-    char where[160];
-    if (um && (int)diff <= umlvl) {
-        unsigned ua = sim_machine_unit(m, a, (unsigned)umlvl), ub = sim_machine_unit(m, b, (unsigned)umlvl);
-        json_t *v = json_array_get(json_array_get(json_object_get(um, "layers"), ua), ub);
-        snprintf(where, sizeof where, "$.layer_map.unit_matrix.layers[%u][%u]", ua, ub);
-        if (!json_is_string(v))
-            return ld_bad(l, "%s: no layer for hardware threads %u and %u", where, a, b);
-        id = json_string_value(v);
-    } else {
-        const char *shared = diff == 0 ? "machine" : m->level[diff - 1];
-        json_t *v = json_object_get(json_object_get(lm, "by_shared_level"), shared);
-        snprintf(where, sizeof where, "$.layer_map.by_shared_level.%s", shared);
-        if (!json_is_string(v))
-            return ld_bad(l, "%s: missing (hardware threads %u and %u share a %s and nothing below)", where, a, b, shared);
-        id = json_string_value(v);
+    unsigned T = m->threads, L = m->nlevels;
+    if (sim_machine_number_units(m))
+        return ld_bad(l, "out of memory");
+    m->um_level = umlvl;
+    if (um) {
+        unsigned n = m->um_units = sim_machine_unit(m, T - 1, (unsigned)umlvl) + 1;
+        json_t *rows = json_object_get(um, "layers");
+        if (!(m->um = calloc((size_t)n * n, 1)))
+            return ld_bad(l, "out of memory");
+        for (unsigned i = 0; i < n; i++)
+            for (unsigned j = 0; j < n; j++) {
+                char where[80];
+                snprintf(where, sizeof where, "$.layer_map.unit_matrix.layers[%u][%u]", i, j);
+                int k = i == j ? 0 : layer_id(l, where, json_array_get(json_array_get(rows, i), j));
+                if (k < 0)
+                    return -1;
+                m->um[i * n + j] = (unsigned char)k;
+            }
     }
-    int k = sim_machine_layer(m, id);
-    return k >= 0 ? k : ld_bad(l, "%s: '%s' is not a layer id of $.latency_layers", where, id);
+    for (unsigned d = L; d-- > 0;) { /* innermost first: threads 0 and below(d) are the first such pair */
+        if (m->count[d] < 2 || (um && (int)d <= umlvl))
+            continue;
+        unsigned b = 1;
+        for (unsigned k = d + 1; k < L; k++)
+            b *= m->count[k];
+        const char *shared = d == 0 ? "machine" : m->level[d - 1];
+        char where[160];
+        snprintf(where, sizeof where, "$.layer_map.by_shared_level.%s", shared);
+        json_t *v = json_object_get(json_object_get(lm, "by_shared_level"), shared);
+        if (!v)
+            return ld_bad(l, "%s: missing (hardware threads 0 and %u share a %s and nothing below)", where, b, shared);
+        int k = layer_id(l, where, v);
+        if (k < 0)
+            return -1;
+        m->by_diff[d] = (unsigned char)k;
+    }
+    return 0;
 }
 
 static int load_layer_map(struct ld *l)
@@ -259,15 +284,8 @@ static int load_layer_map(struct ld *l)
     json_t *val;
     json_object_foreach(by, key, val) if (strcmp(key, "machine") && sim_machine_level(m, key) < 0) return ld_bad(
         l, "$.layer_map.by_shared_level.%s: not a topology level (or 'machine')", key);
-    size_t T = m->threads;
-    m->pair = malloc(T * T);
-    for (unsigned a = 0; a < T; a++)
-        for (unsigned b = 0; b < T; b++) {
-            int k = b < a ? m->pair[(size_t)b * T + a] : pair_layer(l, lm, um, umlvl, a, b, s);
-            if (k < 0)
-                return -1;
-            m->pair[(size_t)a * T + b] = (unsigned char)k;
-        }
+    if (pair_layers(l, lm, um, umlvl))
+        return -1;
     for (unsigned k = 0; k < m->nlayers; k++)
         if (m->layer[k].path != SIM_PATH_FIXED && m->attach < 0)
             return ld_bad(l, "$.latency_layers[%u]: a noc layer needs $.interconnect.attach_level", k);
@@ -419,8 +437,8 @@ int sim_machine_load(const char *name_or_file, struct sim_machine *m, char *err,
     if (load(&l)) {
         snprintf(err, errlen, "%s: %s", m->file, msg);
         json_decref(root);
-        free(m->pair), free(m->pos);
-        m->pair = NULL, m->pos = NULL;
+        free(m->uid), free(m->um), free(m->pos);
+        m->uid = NULL, m->um = NULL, m->pos = NULL;
         return -1;
     }
     m->doc = root;
@@ -430,7 +448,8 @@ int sim_machine_load(const char *name_or_file, struct sim_machine *m, char *err,
 void sim_machine_free(struct sim_machine *m)
 {
     json_decref(m->doc);
-    free(m->pair);
+    free(m->uid);
+    free(m->um);
     free(m->pos);
     memset(m, 0, sizeof *m);
 }

@@ -309,7 +309,7 @@ void sim_os_resumed(struct sim *s)
         } else {
             enqueue(s, s->cur, x->clock);
         }
-        coro_switch(&x->co, &s->main);
+        sim_switch_away(s);
     }
 }
 

@@ -95,9 +95,12 @@ int main(void)
             CHECK(found, "layer %s missing", h.layer[l].id);
         }
         /* the pairs map to the layers written for their innermost shared level */
-        CHECK(!strcmp(m.layer[m.pair[0 * 8 + 1]].id, "same_core"), "0-1: %s", m.layer[m.pair[1]].id);
-        CHECK(!strcmp(m.layer[m.pair[0 * 8 + 2]].id, "same_l3"), "0-2: %s", m.layer[m.pair[2]].id);
-        CHECK(!strcmp(m.layer[m.pair[0 * 8 + 4]].id, "same_socket"), "0-4: %s", m.layer[m.pair[4]].id);
+        static const struct { unsigned b; const char *id; } want[] = {
+            { 1, "same_core" }, { 2, "same_l3" }, { 4, "same_socket" } };
+        for (unsigned k = 0; k < 3; k++) {
+            const char *id = m.layer[sim_machine_layer_of(&m, 0, want[k].b)].id;
+            CHECK(!strcmp(id, want[k].id), "0-%u: %s", want[k].b, id);
+        }
         sim_machine_free(&m);
     }
     unlink(path);

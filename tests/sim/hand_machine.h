@@ -1,10 +1,12 @@
 /* hand_machine.h — the skeleton of a hand-made machine for the simulator's tests (test_model.c,
  * test_contention.c, test_delay.c): named levels with their counts, 64-byte lines, a 1 GHz clock, fixed layers only
- * (no interconnect coordinates) and no directory occupancy. The caller adds its layers and pair table. */
+ * (no interconnect coordinates) and no directory occupancy. The caller adds its layers and, in by_diff, which
+ * layer two threads use by the level at which they first differ (machine.h). */
 #ifndef AG_TEST_HAND_MACHINE_H
 #define AG_TEST_HAND_MACHINE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "machine.h"
@@ -25,6 +27,11 @@ static inline struct sim_machine hand_machine(unsigned nlevels, const char *cons
     m.ghz = 1;
     m.attach = -1;
     m.dir_level = -1;
+    m.um_level = -1;
+    if (sim_machine_number_units(&m)) {
+        fprintf(stderr, "hand_machine: out of memory\n");
+        exit(1);
+    }
     return m;
 }
 
@@ -34,16 +41,13 @@ static inline struct sim_machine hand_smt_machine(double share)
 {
     static const char *const lv[] = { "socket", "cluster", "core", "smt" };
     static const unsigned cnt[] = { 1, 1, 2, 2 };
-    static unsigned char p4[16];
     struct sim_machine m = hand_machine(4, lv, cnt);
     m.nlayers = 3;
     m.layer[0] = (struct sim_layer){ "eps", SIM_PATH_FIXED, 2.0, 0, 0, 0 };
     m.layer[1] = (struct sim_layer){ "smt", SIM_PATH_FIXED, 2.0, 0.5, 0, 0 };
     m.layer[2] = (struct sim_layer){ "core", SIM_PATH_FIXED, 20.0, 0.5, 0, 0 };
-    for (unsigned a = 0; a < 4; a++)
-        for (unsigned b = 0; b < 4; b++)
-            p4[a * 4 + b] = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;
-    m.pair = p4;
+    m.by_diff[3] = 1; /* siblings: they first differ at the smt level */
+    m.by_diff[2] = 2; /* two cores */
     m.atomic_extra_ns = 4;
     m.smt_share = share;
     return m;

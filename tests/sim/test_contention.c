@@ -59,7 +59,6 @@ static void more(const char *what, double got, double than)
 
 /* sockets x clusters x cores, one thread per core: layer 0 self (1 ns), 1 same cluster (10 ns), 2 same
  * socket (30 ns), 3 across sockets (50 ns = the 10 ns base + two 20 ns legs); α 0.5 everywhere. */
-static unsigned char pairs[64 * 64];
 static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cores)
 {
     static const char *const lv[] = { "socket", "cluster", "core", "smt" };
@@ -70,14 +69,9 @@ static struct sim_machine hand(unsigned sockets, unsigned clusters, unsigned cor
     m.layer[1] = (struct sim_layer){ "cluster", SIM_PATH_FIXED, 10.0, 0.5, 0, 0 };
     m.layer[2] = (struct sim_layer){ "socket", SIM_PATH_FIXED, 30.0, 0.5, 0, 0 };
     m.layer[3] = (struct sim_layer){ "remote", SIM_PATH_FIXED, 50.0, 0.5, 0, 0 };
-    unsigned per_cluster = cores, per_socket = clusters * cores;
-    for (unsigned a = 0; a < m.threads; a++)
-        for (unsigned b = 0; b < m.threads; b++)
-            pairs[a * m.threads + b] = a == b                               ? 0
-                                       : a / per_cluster == b / per_cluster ? 1
-                                       : a / per_socket == b / per_socket   ? 2
-                                                                            : 3;
-    m.pair = pairs;
+    m.by_diff[2] = 1; /* two cores of one cluster */
+    m.by_diff[1] = 2; /* two clusters of one socket */
+    m.by_diff[0] = 3; /* two sockets */
     return m;
 }
 

@@ -71,7 +71,6 @@ static void closed_forms(void)
 }
 
 /* The hand-made machine: 1 socket × 2 clusters × 4 cores × 1 thread. */
-static unsigned char pairs[8 * 8];
 static struct sim_machine tiny(void)
 {
     static const char *const lv[] = { "socket", "cluster", "core", "smt" };
@@ -83,10 +82,8 @@ static struct sim_machine tiny(void)
     m.layer[2] = (struct sim_layer){ "L1", SIM_PATH_FIXED, 50.0, 0.25, 0, 0 };
     m.self_layer = 0;
     m.cache_level = 1;
-    for (unsigned a = 0; a < 8; a++)
-        for (unsigned b = 0; b < 8; b++)
-            pairs[a * 8 + b] = a == b ? 0 : a / 4 == b / 4 ? 1 : 2;
-    m.pair = pairs;
+    m.by_diff[2] = 1; /* two cores of one cluster */
+    m.by_diff[1] = 2; /* two clusters */
     return m;
 }
 
