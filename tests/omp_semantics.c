@@ -519,6 +519,73 @@ static int case_orphan(void)
     return report("orphan", "outside-region 1 phases %d loops %d", PH, PH);
 }
 
+/* ---- regions: twelve region bodies (more than the shim's set keeps records of) in turn, each entered
+ * twice in a row from stack frames of different depths (its argument block at another address): every
+ * thread must run the body with the argument of this call ---- */
+enum { NREG = 12, RROUNDS = 3 };
+static struct board RB;
+static atomic_int rhit[NREG], rbad, rcall;
+
+#define REGION_BODY(k)                                                                                       \
+    static void region_##k(int call)                                                                      \
+    {                                                                                                     \
+        int mine = call; /* firstprivate: in the region's argument block */                               \
+        PRAGMA(omp parallel firstprivate(mine))                                                           \
+        {                                                                                                 \
+            if (mine != atomic_load(&rcall))                                                              \
+                atomic_fetch_add(&rbad, 1);                                                               \
+            atomic_fetch_add(&rhit[k], 1);                                                                \
+            PHASE(&RB, omp_get_thread_num(), omp_get_num_threads(), mine);                                \
+        }                                                                                                 \
+    }
+REGION_BODY(0) REGION_BODY(1) REGION_BODY(2) REGION_BODY(3) REGION_BODY(4) REGION_BODY(5)
+REGION_BODY(6) REGION_BODY(7) REGION_BODY(8) REGION_BODY(9) REGION_BODY(10) REGION_BODY(11)
+static void (*const region_fn[NREG])(int) = { region_0, region_1, region_2, region_3, region_4, region_5,
+                                              region_6, region_7, region_8, region_9, region_10, region_11 };
+
+static void __attribute__((noinline)) region_deeper(int k, int call)
+{
+    volatile int frame[64]; /* the region's argument block lands at another address */
+    frame[0] = k;
+    region_fn[frame[0]](call);
+    frame[1] = k; /* not a tail call: this frame stays below the region's */
+}
+
+static struct board RN[2], RO;
+
+static int case_regions(void)
+{
+    memset(rhit, 0, sizeof rhit);
+    atomic_store(&rbad, 0);
+    board_reset(&RB, "twelve regions in turn");
+    int n = omp_get_max_threads();
+    for (int round = 0, call = 0; round < RROUNDS; round++)
+        for (int k = 0; k < NREG; k++) {
+            atomic_store(&rcall, ++call);
+            region_fn[k](call);
+            atomic_store(&rcall, ++call);
+            region_deeper(k, call);
+        }
+    expect_count(rhit, NREG, 2 * RROUNDS * n, "regions in turn: threads that ran each region");
+    EXPECT(atomic_load(&rbad) == 0, "regions in turn: %d threads ran a region with another call's argument",
+           atomic_load(&rbad));
+    /* a nested team started before its enclosing team's first barrier */
+    int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2);
+    board_reset(&RO, "outer team whose inner team starts first");
+    PRAGMA(omp parallel num_threads(2))
+    {
+        int t = omp_get_thread_num();
+        board_reset(&RN[t], "inner team before the outer team's first barrier");
+        PRAGMA(omp parallel num_threads(2))
+        phases(&RN[t], PH / 4);
+        PHASE(&RO, t, 2, 0);
+    }
+    omp_set_max_active_levels(levels);
+    return report("regions", "bodies %d rounds %d, inner teams 2 before outer barrier phases %d", NREG, RROUNDS,
+                  PH / 4);
+}
+
 /* ---- one: teams of one (num_threads(1), if(0)) with barriers, single and a loop ---- */
 static struct board SB;
 
@@ -548,7 +615,7 @@ static const struct {
     { "barrier", case_barrier }, { "loops", case_loops }, { "single", case_single }, { "sections", case_sections },
     { "reduction", case_reduction }, { "combined", case_combined }, { "nested", case_nested },
     { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "cancel", case_cancel },
-    { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "one", case_one },
+    { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
 };
 enum { NCASES = sizeof cases / sizeof *cases };
 

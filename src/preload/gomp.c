@@ -4,7 +4,8 @@
  * are wrapped; the region's function runs through a trampoline that gives each team thread a context
  * (team.h): the team's andgate barrier, made once per (master thread, level, team size) and reused by
  * every later region of that shape, and the thread's index omp_get_thread_num(). Per region and
- * thread that costs three calls into libgomp and a lookup in a short list; per barrier, one check.
+ * thread that costs a few thread-local stores; at the region's first barrier two calls into libgomp
+ * and a lookup in a short list; per barrier, one check.
  *
  * Barriers served inside such regions (teams of two or more threads):
  *   GOMP_barrier         explicit barriers, and what gcc emits after static loops, single, reductions
@@ -69,38 +70,44 @@ static void resolve(void)
 
 /* ---- regions ---- */
 
-/* In every team thread: the set (team.c) is the trampoline's argument; it holds the region's function
- * and argument. The master wrote them only if they changed, so a region run again costs no miss. The
- * team's size and the thread's index are asked for at the region's first barrier (omp_get_num_threads
- * reads libgomp's team structure, which the master has just rewritten): a region without barriers
- * pays nothing for the shim but this trampoline. */
+/* In every team thread: the trampoline's argument is the region's record (team.h), which names the
+ * region's function and argument and the team's set; the master wrote it only if it was not among the
+ * set's last few regions, so a region run again costs no miss. The team's size and the thread's index
+ * are asked for at the region's first barrier (omp_get_num_threads reads libgomp's team structure,
+ * which the master has just rewritten): a region without barriers pays nothing for the shim but this
+ * trampoline. */
 static void trampoline(void *arg)
 {
-    struct ag_team_set *s = arg;
-    const struct ag_team_region *r = ag_team_region(s);
-    struct ag_team_ctx ctx = { .set = s, .level = ag_team_level(s) }, *outer = cur; /* n == 0: not asked yet */
+    const struct ag_team_region *r = arg;
+    struct ag_team_ctx ctx, *outer = cur;
+    ctx.set = r->set, ctx.level = r->level, ctx.resolved = 0; /* the rest at its first use: resolved() */
     cur = &ctx;
     r->fn(r->data);
     cur = outer; /* the thread is back in the enclosing team (or none) */
 }
 
-/* The master, before libgomp starts the team: the set to hand to the trampoline, or NULL to run the
+static struct ag_team_ctx *resolved(struct ag_team_ctx *c);
+
+/* The master, before libgomp starts the team: the record to hand to the trampoline, or NULL to run the
  * region untouched (shim off, level too deep, out of memory). */
-static struct ag_team_set *region_begin(fn_t fn, void *data)
+static const struct ag_team_region *region_begin(fn_t fn, void *data)
 {
     pthread_once(&once, resolve);
     if (!enabled)
         return NULL;
     int level = omp_level() + 1;
-    struct ag_team_region r = { fn, data };
-    return ag_team_begin(level, cur && cur->level == level - 1 ? cur : NULL, &r);
+    struct ag_team_ctx *outer = cur && cur->level == level - 1 ? cur : NULL;
+    if (outer)
+        resolved(outer); /* the enclosing team's threads, which the new team shares the CPUs with */
+    struct ag_team_set *s = ag_team_begin(level, outer);
+    return s ? ag_team_region(s, fn, data) : NULL;
 }
 
 void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 {
-    struct ag_team_set *s = region_begin(fn, data);
-    if (s)
-        real_parallel(trampoline, s, num_threads, flags);
+    const struct ag_team_region *r = region_begin(fn, data);
+    if (r)
+        real_parallel(trampoline, (void *)r, num_threads, flags);
     else
         real_parallel(fn, data, num_threads, flags);
 }
@@ -112,9 +119,9 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
         static void (*real) params;                                                                \
         if (!real)                                                                                 \
             *(void **)&real = REAL(#name);                                                         \
-        struct ag_team_set *s = region_begin(fn, data);                                            \
-        if (s)                                                                                     \
-            fn = trampoline, data = s;                                                             \
+        const struct ag_team_region *r = region_begin(fn, data);                                   \
+        if (r)                                                                                     \
+            fn = trampoline, data = (void *)r;                                                     \
         real args;                                                                                 \
     }
 #define CHUNKED (fn_t fn, void *data, unsigned nt, long start, long end, long incr, long chunk, unsigned flags)
@@ -134,22 +141,25 @@ PARALLEL_LOOP(GOMP_parallel_sections, (fn_t fn, void *data, unsigned nt, unsigne
 
 /* ---- barriers ---- */
 
-/* The calling thread's team context when andgate serves the team it is in now: a context of another
- * level belongs to an enclosing team (this barrier is in a region libgomp entered without us). */
-static struct ag_team_ctx *first_barrier(struct ag_team_ctx *c)
+/* A context entered by the trampoline, completed at its first use in the region: the team's size and the
+ * thread's index from libgomp, then what serves the team. */
+static struct ag_team_ctx *resolved(struct ag_team_ctx *c)
 {
-    ag_team_enter(c, c->set, c->level, (unsigned)omp_threads(), (unsigned)omp_thread(), "libgomp");
-    return c->bar ? c : NULL;
+    if (__builtin_expect(!c->resolved, 0)) {
+        ag_team_enter(c, c->set, c->level, (unsigned)omp_threads(), (unsigned)omp_thread());
+        ag_team_resolve(c, "libgomp");
+    }
+    return c;
 }
 
+/* The calling thread's team context when andgate serves the team it is in now: a context of another
+ * level belongs to an enclosing team (this barrier is in a region libgomp entered without us). */
 static inline struct ag_team_ctx *served(void)
 {
     struct ag_team_ctx *c = cur;
     if (!c || c->level != omp_level())
         return NULL;
-    if (__builtin_expect(c->n == 0, 0))
-        return first_barrier(c);
-    return c->bar ? c : NULL;
+    return resolved(c)->bar ? c : NULL;
 }
 
 void GOMP_barrier(void)

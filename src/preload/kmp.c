@@ -7,8 +7,9 @@
  *   parallel-begin  (in the encountering thread, before the team runs): the new team's level, and the
  *                   encountering thread's team set for it (team.h) in the region's parallel_data;
  *   implicit-task   begin (in every team thread): team size and thread index, so the thread pushes a
- *                   context with the team's andgate barrier; end pops it. Nested and concurrent teams
- *                   are told apart exactly, as each has its own parallel_data;
+ *                   context (its team's andgate barrier looked up at its first use, ag_kmp_team: a
+ *                   region without barriers or loops reads nothing shared); end pops it. Nested and
+ *                   concurrent teams are told apart exactly, as each has its own parallel_data;
  *   task-create     a deferred explicit task in a served team (see below).
  * __kmpc_barrier — explicit barriers, and the implicit ones clang emits after worksharing loops,
  * sections and single — then waits on the team's andgate barrier; so do reductions.
@@ -69,16 +70,24 @@ static inline struct ag_team_ctx *top(void)
     return d >= 1 && d <= MAX_DEPTH ? &stack[d - 1] : NULL;
 }
 
-struct ag_team_ctx *ag_kmp_team(void)
+const struct ag_team_ctx *ag_kmp_place(void)
 {
     return top();
+}
+
+struct ag_team_ctx *ag_kmp_team(void)
+{
+    struct ag_team_ctx *c = top();
+    if (c && __builtin_expect(!c->resolved, 0))
+        ag_team_resolve(c, "libomp");
+    return c;
 }
 
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned requested, int flags, const void *ra)
 {
     (void)task, (void)frame, (void)requested, (void)ra;
-    parallel->ptr = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, top(), NULL) : NULL;
+    parallel->ptr = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, ag_kmp_team()) : NULL;
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
@@ -94,7 +103,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     }
     if (depth < MAX_DEPTH) {
         struct ag_team_set *s = parallel ? parallel->ptr : NULL;
-        ag_team_enter(&stack[depth], s, s ? ag_team_level(s) : depth + 1, n, index, "libomp");
+        ag_team_enter(&stack[depth], s, s ? ag_team_level(s) : depth + 1, n, index); /* resolved at first use */
     }
     depth++;
 }
@@ -130,7 +139,7 @@ static void team_barrier(struct ag_team_ctx *c, void *loc, int32_t gtid)
 
 void __kmpc_barrier(void *loc, int32_t gtid)
 {
-    struct ag_team_ctx *c = top();
+    struct ag_team_ctx *c = ag_kmp_team();
     if (c && c->bar) {
         team_barrier(c, loc, gtid);
         return;
@@ -151,7 +160,7 @@ void __kmpc_barrier(void *loc, int32_t gtid)
 
 static inline struct ag_team_ctx *reduce_served(void)
 {
-    struct ag_team_ctx *c = top();
+    struct ag_team_ctx *c = ag_kmp_team();
     return c && c->bar && !c->tasking && c->n <= REDUCE_MAX_TEAM ? c : NULL;
 }
 

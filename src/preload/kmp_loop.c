@@ -50,7 +50,7 @@ static inline const struct ag_team_ctx *loop_team(int32_t sched, int64_t incr)
     sched &= ~SCHED_MODIFIERS;
     if (!serving || incr == 0 || (sched != SCHED_STATIC && sched != SCHED_STATIC_CHUNKED))
         return NULL;
-    const struct ag_team_ctx *c = ag_kmp_team();
+    const struct ag_team_ctx *c = ag_kmp_place();
     return c && c->n >= 1 ? c : NULL;
 }
 

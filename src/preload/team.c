@@ -12,6 +12,7 @@
 #include "wait.h"
 
 #define MAX_LEVEL 8 /* deeper teams keep the runtime's barrier */
+#define REGION_SLOTS 8
 
 struct entry {
     struct entry *next;
@@ -27,13 +28,16 @@ struct ag_team_set {
      * before the release store that publishes it, and entries are never removed while the master
      * thread lives. */
     _Alignas(64) _Atomic(struct entry *) head;
-    struct ag_team_region region; /* gomp.c: the function and argument of the current region */
     unsigned long outer_threads;  /* threads of the teams enclosing the current region's team */
     _Atomic uint64_t first_task;
     int level;
-    /* the maker's */
+    /* gomp.c: the regions run last (ag_team_region), two to a line; written only when a new one replaces
+     * the oldest */
+    _Alignas(64) struct ag_team_region region[REGION_SLOTS];
+    /* the master's and the maker's */
     _Alignas(64) pthread_mutex_t lock; /* one maker at a time */
     int out_of_memory; /* under the lock: no entry could be made; sizes still missing stay unserved */
+    unsigned oldest;   /* the master's: the region slot to replace next */
 };
 
 struct sets {
@@ -74,9 +78,10 @@ static struct ag_team_set *set_mine(int level)
         return NULL;
     if (!mine) {
         pthread_once(&key_once, key_make);
-        struct sets *s = calloc(1, sizeof *s);
+        struct sets *s = aligned_alloc(64, sizeof *s); /* its sets' lines are their own (_Alignas) */
         if (!s)
             return NULL;
+        memset(s, 0, sizeof *s);
         for (int l = 0; l < MAX_LEVEL; l++) {
             pthread_mutex_init(&s->level[l].lock, NULL);
             s->level[l].level = l + 1;
@@ -211,7 +216,7 @@ struct ag_team_loops *ag_team_loops_new(unsigned n)
     return l;
 }
 
-struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx, const struct ag_team_region *r)
+struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx)
 {
     struct ag_team_set *s = set_mine(level);
     if (!s)
@@ -222,14 +227,19 @@ struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ct
         atomic_store_explicit(&s->first_task, UINT64_MAX, memory_order_relaxed);
     if (s->outer_threads != outer)
         s->outer_threads = outer;
-    if (r && (s->region.fn != r->fn || s->region.data != r->data))
-        s->region = *r;
     return s;
 }
 
-const struct ag_team_region *ag_team_region(const struct ag_team_set *s)
+const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(void *), void *data)
 {
-    return &s->region;
+    for (unsigned i = 0; i < REGION_SLOTS; i++)
+        if (s->region[i].fn == fn && s->region[i].data == data && s->region[i].set)
+            return &s->region[i];
+    /* every thread that read a slot did so at its region's start, before that region joined */
+    struct ag_team_region *r = &s->region[s->oldest];
+    s->oldest = (s->oldest + 1) % REGION_SLOTS;
+    *r = (struct ag_team_region){ fn, data, s, s->level };
+    return r;
 }
 
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s)
@@ -242,10 +252,13 @@ int ag_team_level(const struct ag_team_set *s)
     return s->level;
 }
 
-void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, unsigned n, unsigned tid,
-                   const char *runtime)
+void ag_team_resolve(struct ag_team_ctx *ctx, const char *runtime)
 {
-    *ctx = (struct ag_team_ctx){ .set = s, .tid = tid, .n = n, .level = level, .threads = n * (s ? s->outer_threads : 1) };
+    struct ag_team_set *s = ctx->set;
+    unsigned n = ctx->n, tid = ctx->tid;
+    ctx->threads = n * (s ? s->outer_threads : 1);
+    ctx->bar = NULL, ctx->loops = NULL;
     if (s && n >= 2 && tid < n)
         ctx->bar = ag_team_barrier(s, n, ctx->threads, runtime, &ctx->loops);
+    ctx->resolved = 1;
 }

@@ -23,20 +23,24 @@
 struct ag_team_set;
 struct ag_team_ctx;
 
-/* A region's function and argument (gomp.c runs the function through a trampoline that reads them). */
+/* A region as gomp.c's trampoline finds it: the function and argument libgomp would have run, and the
+ * set and level of the team that runs it. */
 struct ag_team_region {
     void (*fn)(void *);
     void *data;
+    struct ag_team_set *set;
+    int level;
 };
 
 /* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
  * runs: its set for the teams it starts at that level, made ready for the new region (no deferred task
- * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context or NULL;
- * the region r, when given, kept for ag_team_region). NULL when the level is too deep or memory is
- * exhausted (then the runtime keeps its barriers). */
-struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx, const struct ag_team_region *r);
-/* The region given to the last ag_team_begin of s. */
-const struct ag_team_region *ag_team_region(const struct ag_team_set *s);
+ * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context, resolved,
+ * or NULL). NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
+struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx);
+/* After ag_team_begin(s): the region record of (fn, data) for this region's threads to read. A set keeps
+ * the last few regions it ran and writes one only when it is new, so a program that alternates between
+ * a handful of regions (a time step of several `parallel for`) costs its threads no miss here. */
+const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(void *), void *data);
 
 /* The barrier of the team of n threads (n >= 2) of this set: made by the first thread that asks (the
  * others wait for the outcome, so the whole team takes the same road) and kept, with the team's loop
@@ -55,12 +59,17 @@ ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long t
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s);
 int ag_team_level(const struct ag_team_set *s);
 
-/* The per-thread context: which barrier serves the team this thread is in, and its index there. */
+/* The per-thread context: which barrier serves the team this thread is in, and its index there. Entering
+ * a team records who the thread is (a few stores to its own memory); what serves the team is looked up
+ * on the first barrier or loop that needs it (ag_team_resolve), so a region without either reads
+ * nothing shared beyond what the runtime reads (a program of many short `parallel for` regions pays no
+ * miss here). */
 struct ag_team_ctx {
-    ag_barrier_t *bar; /* NULL: the runtime's barrier */
+    ag_barrier_t *bar; /* NULL: the runtime's barrier (valid once resolved) */
     struct ag_team_set *set;
     unsigned tid, n; /* index in the team, team size */
     int level;
+    int resolved;          /* bar, loops and threads are valid */
     unsigned long threads; /* threads of this team times those of the enclosing teams */
     uint64_t episodes; /* barriers this thread completed in the current region (kmp.c) */
     int tasking;       /* kmp.c: deferred tasks appeared; the runtime's barrier from now on */
@@ -68,8 +77,17 @@ struct ag_team_ctx {
     struct ag_loop_cur loop;     /* kmp_dispatch.c: this thread's loop in progress */
 };
 
-/* Fill ctx for thread tid of a team of n started from set s at level (s may be NULL: not served). */
-void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, unsigned n, unsigned tid,
-                   const char *runtime);
+/* Record that this thread is thread tid of a team of n started from set s at level (s may be NULL: not
+ * served); nothing shared is read. */
+static inline void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s, int level, unsigned n,
+                                 unsigned tid)
+{
+    ctx->set = s, ctx->level = level, ctx->n = n, ctx->tid = tid;
+    ctx->resolved = 0, ctx->episodes = 0, ctx->tasking = 0, ctx->loop.active = 0;
+}
+
+/* Look up what serves the team of an entered context (once per region; `runtime` names it in
+ * messages): its barrier and loops, and the threads sharing the CPUs. */
+void ag_team_resolve(struct ag_team_ctx *ctx, const char *runtime);
 
 #endif
