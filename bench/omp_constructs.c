@@ -8,6 +8,8 @@
  * parallel region without the construct is the reference. The overhead of one construct is
  *     (time of the test - reps x reference time per delay) / reps.
  *   parallel     a `parallel` region per rep, each thread runs the delay
+ *   parallel-for a `parallel for schedule(static)` per rep over one iteration per thread, each the
+ *                delay (EPCC's PARALLEL FOR: the region and the loop, whose end is the region's join)
  *   for          one region; per rep a `for schedule(static)` over one iteration per thread, each
  *                iteration the delay (the implicit barrier at its end included)
  *   for-dynamic  the same with schedule(dynamic)
@@ -70,6 +72,17 @@ static double t_parallel(long reps)
     for (long j = 0; j < reps; j++) {
 #pragma omp parallel
         delay(delay_iters);
+    }
+    return now() - t0;
+}
+
+static double t_parallel_for(long reps)
+{
+    double t0 = now();
+    for (long j = 0; j < reps; j++) {
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < team; i++)
+            delay(delay_iters);
     }
     return now() - t0;
 }
@@ -144,8 +157,9 @@ static const struct construct {
     const char *name;
     double (*run)(long reps);
 } constructs[] = {
-    { "parallel", t_parallel }, { "for", t_for },       { "for-dynamic", t_for_dynamic },
-    { "barrier", t_barrier },   { "single", t_single }, { "reduction", t_reduction },
+    { "parallel", t_parallel }, { "parallel-for", t_parallel_for }, { "for", t_for },
+    { "for-dynamic", t_for_dynamic }, { "barrier", t_barrier }, { "single", t_single },
+    { "reduction", t_reduction },
 };
 enum { NCONSTRUCTS = sizeof constructs / sizeof constructs[0] };
 
@@ -216,8 +230,8 @@ static void measure(const struct construct *c, double ref, long fixed, double ta
 
 static void usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "omp-constructs: %s '%s' (usage: omp-constructs [-c parallel,for,for-dynamic,barrier,"
-                    "single,reduction] [-r REPS] [-q])\n", what, arg);
+    fprintf(stderr, "omp-constructs: %s '%s' (usage: omp-constructs [-c parallel,parallel-for,for,"
+                    "for-dynamic,barrier,single,reduction] [-r REPS] [-q])\n", what, arg);
     exit(2);
 }
 
