@@ -24,10 +24,12 @@
 
 /* ---- membarrier: the sleeper's half of the asymmetric fence ---- */
 
-static int membarrier_state; /* 1 registered, -1 unavailable */
+static int membarrier_state; /* 1 offered by the kernel, -1 unavailable */
 static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+static int membarrier_registered; /* 1 registered, -1 the registration failed */
+static pthread_once_t register_once = PTHREAD_ONCE_INIT;
 
-static void membarrier_register(void)
+static void membarrier_query(void)
 {
     const char *env = getenv("ANDGATE_MEMBARRIER"); /* "0": use seq_cst releases (tests cover both) */
     if (env && !strcmp(env, "0")) {
@@ -35,23 +37,34 @@ static void membarrier_register(void)
         return;
     }
     long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    membarrier_state = cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-                               syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
-                           ? 1
-                           : -1;
+    membarrier_state = cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ? 1 : -1;
 }
 
 int ag_membarrier_ready(void)
 {
-    pthread_once(&membarrier_once, membarrier_register);
+    pthread_once(&membarrier_once, membarrier_query);
     return membarrier_state == 1;
 }
 
-/* A full memory barrier in every running thread of this process: after it, any releaser whose
- * sleeper-count load missed our increment has its earlier flag store visible to us. */
-static void membarrier_all(void)
+/* The registration waits for the kernel (milliseconds on some: 10 ms measured in a VM, paid by the first
+ * barrier of a process when it was done at init), so the first sleeper does it, about to wait anyway;
+ * a barrier that never sleeps never pays it. */
+static void membarrier_register(void)
 {
+    membarrier_registered = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+}
+
+/* A full memory barrier in every running thread of this process: after it, any releaser whose
+ * sleeper-count load missed our increment has its earlier flag store visible to us. 0, or -1 when the
+ * process could not be registered (then the caller must not sleep: nothing orders the releasers'
+ * plain stores before their look at the sleeper count). */
+static int membarrier_all(void)
+{
+    pthread_once(&register_once, membarrier_register);
+    if (membarrier_registered != 1)
+        return -1;
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    return 0;
 }
 
 /* ---- futex ---- */
@@ -103,8 +116,7 @@ static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t
      * the sleeper count, so either it sees us or we see its store (flags.h explains the two fences).
      * ag_flags_break() likewise stores the broken flag, then reads the sleeper counts (seq_cst). */
     atomic_fetch_add_explicit(&f->sleepers[i], 1, memory_order_seq_cst);
-    if (f->asym)
-        membarrier_all();
+    const int poll = f->asym && membarrier_all() != 0; /* no fence: yield between looks, never sleep */
     for (;;) {
         uint64_t x = atomic_load_explicit(&f->slots[i], memory_order_seq_cst);
         int held = ag_cond_holds(x, cond, v);
@@ -119,7 +131,10 @@ static int block(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t
             break;
         }
         /* The kernel sleeps only while the low word still equals what we saw (a break changes it). */
-        syscall(SYS_futex, futex_word(f, i), op, (uint32_t)x, tsp, NULL, FUTEX_BITSET_MATCH_ANY);
+        if (poll)
+            sched_yield();
+        else
+            syscall(SYS_futex, futex_word(f, i), op, (uint32_t)x, tsp, NULL, FUTEX_BITSET_MATCH_ANY);
     }
     atomic_fetch_sub_explicit(&f->sleepers[i], 1, memory_order_relaxed);
     return rc;

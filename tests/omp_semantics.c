@@ -418,6 +418,59 @@ static int case_tasks(void)
     return report("tasks", "rounds %d deferred 4/thread depend 3 taskwait 4 taskgroup 4/thread taskloop %d", RR, NI);
 }
 
+/* ---- taskhelp: tasks made in a `single` are run by the threads waiting at its barrier as well, as
+ * the runtimes do, while the maker waits for them (taskwait, as a recursive task tree does): a barrier
+ * that kept the others waiting would leave the maker to run every task. Each task waits until another
+ * thread has run one (10 s at most, once: a hang guard, not a time measured); then a barrier-bound
+ * region of the same team, whose barrier must work again. The same output with and without the
+ * shim. ---- */
+static atomic_int th_ran[MAXT], th_lonely, th_gave_up;
+static struct board HB;
+
+static int other_ran(int t, int n)
+{
+    for (int u = 0; u < n; u++)
+        if (u != t && atomic_load(&th_ran[u]))
+            return 1;
+    return 0;
+}
+
+static void helped_task(int n)
+{
+    int t = omp_get_thread_num();
+    atomic_store(&th_ran[t], 1);
+    double t0 = omp_get_wtime();
+    while (!other_ran(t, n) && !atomic_load(&th_gave_up))
+        if (omp_get_wtime() - t0 > 10)
+            atomic_store(&th_gave_up, 1);
+    if (!other_ran(t, n))
+        atomic_fetch_add(&th_lonely, 1);
+}
+
+static int case_taskhelp(void)
+{
+    int n = omp_get_max_threads();
+    for (int r = 0; r < 3; r++) {
+        memset(th_ran, 0, sizeof th_ran);
+        atomic_store(&th_lonely, 0);
+        atomic_store(&th_gave_up, 0);
+        PRAGMA(omp parallel)
+        PRAGMA(omp single)
+        {
+            for (int k = 0; k < 4 * n && n > 1; k++)
+                PRAGMA(omp task)
+                helped_task(n);
+            PRAGMA(omp taskwait)
+        }
+        EXPECT(atomic_load(&th_lonely) == 0, "taskhelp, round %d: %d tasks ran while no other thread ran one", r,
+               atomic_load(&th_lonely));
+        board_reset(&HB, "barriers after a tasking region");
+        PRAGMA(omp parallel)
+        phases(&HB, PH);
+    }
+    return report("taskhelp", "rounds 3 tasks 4/thread from a single, taskwait, then phases %d", PH);
+}
+
 /* ---- cancel: cancel for, then barriers; cancel parallel, then a plain region. The same output whether
  * OMP_CANCELLATION is true (the constructs cancel) or not. Cancel parallel comes before any barrier:
  * clang 14 + libomp deadlock when other threads may still be leaving a cancellable barrier then
@@ -614,7 +667,8 @@ static const struct {
 } cases[] = {
     { "barrier", case_barrier }, { "loops", case_loops }, { "single", case_single }, { "sections", case_sections },
     { "reduction", case_reduction }, { "combined", case_combined }, { "nested", case_nested },
-    { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "cancel", case_cancel },
+    { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "taskhelp", case_taskhelp },
+    { "cancel", case_cancel },
     { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
 };
 enum { NCASES = sizeof cases / sizeof *cases };

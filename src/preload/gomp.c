@@ -13,9 +13,10 @@
  *                        (libgomp's bookkeeping of the loop: the last thread out frees its work share)
  *                        and then the andgate barrier — what GOMP_loop_end does with libgomp's barrier
  *   GOMP_sections_end    likewise through GOMP_sections_end_nowait
- * Tasks: only libgomp can run deferred tasks at a barrier, so inside a served region GOMP_task and
- * GOMP_taskloop run every task at once, undeferred (as if(0); OpenMP allows it), and no task is ever
- * pending at a barrier.
+ * Tasks: only libgomp can run deferred tasks at a barrier. From the first barrier a deferred task
+ * (GOMP_task, GOMP_taskloop with their if clause true) precedes, the team takes libgomp's barrier for
+ * the rest of the region, every thread at the same barrier, and threads already waiting at andgate's
+ * leave it for libgomp's, where they run the tasks (team_tasks.c).
  * Left to libgomp (the ABI gives no way in, or OpenMP needs libgomp there): the join at the end of a
  * region (inside GOMP_parallel, with the pool's thread management); the cancellable variants
  * (GOMP_barrier_cancel, GOMP_loop_end_cancel, GOMP_sections_end_cancel: cancellation points that
@@ -165,23 +166,22 @@ static inline struct ag_team_ctx *served(void)
 void GOMP_barrier(void)
 {
     struct ag_team_ctx *c = served();
-    if (c) {
-        ag_barrier_wait(c->bar, c->tid);
+    if (c && !ag_team_wait(c))
         return;
-    }
     pthread_once(&once, resolve);
     real_barrier();
 }
 
 /* The end of a worksharing construct: libgomp's nowait end (its bookkeeping: the last thread out frees
- * the construct's work share), then the team's andgate barrier — what the blocking end does with
- * libgomp's barrier. Unserved: libgomp's blocking end. */
+ * the construct's work share), then the team's barrier — what the blocking end does with libgomp's
+ * barrier. Unserved: libgomp's blocking end. */
 static inline void worksharing_end(void (*const *nowait)(void), void (*const *blocking)(void))
 {
     struct ag_team_ctx *c = served(); /* non-NULL: resolve() has run, the pointers are set */
     if (c) {
         (*nowait)();
-        ag_barrier_wait(c->bar, c->tid);
+        if (ag_team_wait(c))
+            real_barrier();
         return;
     }
     pthread_once(&once, resolve);
@@ -198,14 +198,20 @@ void GOMP_sections_end(void)
     worksharing_end(&real_sections_end_nowait, &real_sections_end);
 }
 
-/* ---- tasks: undeferred inside served regions ---- */
+/* ---- tasks: a deferred one switches the team to libgomp's barrier (team_tasks.c) ---- */
+
+static inline void task_created(bool deferred)
+{
+    struct ag_team_ctx *c;
+    if (deferred && (c = served()))
+        ag_team_task(c);
+}
 
 void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
                unsigned flags, void **depend, int priority, void *detach)
 {
     pthread_once(&once, resolve);
-    if (served())
-        if_clause = false;
+    task_created(if_clause);
     real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
@@ -213,8 +219,7 @@ void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_
                    unsigned long num_tasks, int priority, long start, long end, long step)
 {
     pthread_once(&once, resolve);
-    if (served())
-        flags &= ~GOMP_TASK_FLAG_IF;
+    task_created(flags & GOMP_TASK_FLAG_IF);
     real_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }
 
@@ -223,7 +228,6 @@ void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
                        unsigned long long end, unsigned long long step)
 {
     pthread_once(&once, resolve);
-    if (served())
-        flags &= ~GOMP_TASK_FLAG_IF;
+    task_created(flags & GOMP_TASK_FLAG_IF);
     real_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }

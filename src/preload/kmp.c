@@ -14,16 +14,10 @@
  * __kmpc_barrier — explicit barriers, and the implicit ones clang emits after worksharing loops,
  * sections and single — then waits on the team's andgate barrier; so do reductions.
  *
- * Tasks: libomp runs pending tasks at its barriers, andgate's cannot. The team switches to libomp's
- * barrier for the rest of the region at the first barrier that a deferred task precedes, and every
- * thread must switch at the same barrier. So: a thread creating a deferred task lowers the set's
- * first_task to its own barrier count k (it has passed barriers 0..k-1 of this region and will arrive
- * at barrier k after the creation). At barrier k every thread first completes the andgate barrier,
- * then reads first_task: every creation before an arrival at barrier k happened before the andgate
- * barrier completed (release on arrival, acquire on departure), so all threads see first_task <= k;
- * a creation after barrier k writes k + 1 or more, and so never changes the outcome at k. Threads
- * that see first_task <= k run libomp's barrier too (which runs the tasks) and use only libomp's from
- * then on; all of them, at the same barrier.
+ * Tasks: libomp runs pending tasks at its barriers, andgate's cannot. From the first barrier a deferred
+ * task precedes, the team takes libomp's barrier for the rest of the region, every thread at the same
+ * barrier, and threads already waiting at andgate's leave it for libomp's (team_tasks.c); the
+ * task-create callback tells it of each deferred task.
  * Reductions (__kmpc_reduce / __kmpc_end_reduce) go through their nowait twins and the andgate barrier
  * (below). Left to libomp: the fork and join of regions, __kmpc_copyprivate, __kmpc_cancel_barrier
  * (cancellation points libomp must release), teams deeper than 8 levels, and everything when another
@@ -112,27 +106,19 @@ static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_da
                            int has_dependences, const void *ra)
 {
     (void)task, (void)frame, (void)created, (void)has_dependences, (void)ra;
-    struct ag_team_ctx *c = top();
-    if (!(flags & ompt_task_explicit) || (flags & ompt_task_undeferred) || !c || !c->set)
+    if (!(flags & ompt_task_explicit) || (flags & ompt_task_undeferred))
         return;
-    _Atomic uint64_t *first = ag_team_first_task(c->set);
-    uint64_t f = atomic_load_explicit(first, memory_order_relaxed);
-    while (c->episodes < f &&
-           !atomic_compare_exchange_weak_explicit(first, &f, c->episodes, memory_order_relaxed, memory_order_relaxed))
-        ;
+    struct ag_team_ctx *c = ag_kmp_team();
+    if (c)
+        ag_team_task(c);
 }
 
-/* One barrier of a served team: andgate's, and libomp's too from the barrier a deferred task precedes
- * on (the same outcome in every thread of the team; see the top of the file). */
+/* One barrier of a served team: andgate's, or libomp's from the barrier a deferred task precedes on
+ * (the same outcome in every thread of the team; team_tasks.c). */
 static void team_barrier(struct ag_team_ctx *c, void *loc, int32_t gtid)
 {
-    if (!c->tasking) {
-        uint64_t k = c->episodes++;
-        ag_barrier_wait(c->bar, c->tid);
-        if (atomic_load_explicit(ag_team_first_task(c->set), memory_order_relaxed) > k)
-            return;
-        c->tasking = 1;
-    }
+    if (!ag_team_wait(c))
+        return;
     pthread_once(&once, resolve);
     real_barrier(loc, gtid);
 }

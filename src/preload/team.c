@@ -30,6 +30,7 @@ struct ag_team_set {
     _Alignas(64) _Atomic(struct entry *) head;
     unsigned long outer_threads;  /* threads of the teams enclosing the current region's team */
     _Atomic uint64_t first_task;
+    _Atomic int broke; /* team_tasks.c broke a barrier of this set in the current region */
     int level;
     /* gomp.c: the regions run last (ag_team_region), two to a line; written only when a new one replaces
      * the oldest */
@@ -216,12 +217,33 @@ struct ag_team_loops *ag_team_loops_new(unsigned n)
     return l;
 }
 
+/* Before a region, with the previous one joined (nobody inside a barrier of the set): the barriers that
+ * team_tasks.c broke made usable again; one that cannot be (it never happens: EBUSY means somebody is
+ * inside) is dropped, and its team size keeps the runtime's barrier and loops from then on. */
+static void repair(struct ag_team_set *s)
+{
+    for (struct entry *e = atomic_load_explicit(&s->head, memory_order_acquire); e; e = e->next)
+        if (e->bar && ag_barrier_is_broken(e->bar) && ag_barrier_reset(e->bar) != 0) {
+            e->bar = NULL;
+            free(e->loops);
+            e->loops = NULL;
+        }
+    atomic_store_explicit(&s->broke, 0, memory_order_relaxed);
+}
+
+void ag_team_broke(struct ag_team_set *s)
+{
+    atomic_store_explicit(&s->broke, 1, memory_order_relaxed);
+}
+
 struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx)
 {
     struct ag_team_set *s = set_mine(level);
     if (!s)
         return NULL;
     /* the previous region of this set has joined: nobody else touches it now; write only changes */
+    if (atomic_load_explicit(&s->broke, memory_order_relaxed))
+        repair(s);
     unsigned long outer = master_ctx ? master_ctx->threads : 1;
     if (atomic_load_explicit(&s->first_task, memory_order_relaxed) != UINT64_MAX)
         atomic_store_explicit(&s->first_task, UINT64_MAX, memory_order_relaxed);

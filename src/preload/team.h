@@ -53,10 +53,12 @@ const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(vo
 ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime,
                               struct ag_team_loops **loops);
 
-/* Deferred tasks (kmp.c): the first barrier index, counted from 0 in the current region of this set,
- * before which some team thread created a deferred task; UINT64_MAX when none. Reset by the master
+/* Deferred tasks (team_tasks.c): the first barrier index, counted from 0 in the current region of this
+ * set, before which some team thread created a deferred task; UINT64_MAX when none. Reset by the master
  * before the team starts; lowered by the creating thread. */
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s);
+/* team_tasks.c broke a barrier of s: ag_team_begin repairs it before the set's next region. */
+void ag_team_broke(struct ag_team_set *s);
 int ag_team_level(const struct ag_team_set *s);
 
 /* The per-thread context: which barrier serves the team this thread is in, and its index there. Entering
@@ -71,8 +73,8 @@ struct ag_team_ctx {
     int level;
     int resolved;          /* bar, loops and threads are valid */
     unsigned long threads; /* threads of this team times those of the enclosing teams */
-    uint64_t episodes; /* barriers this thread completed in the current region (kmp.c) */
-    int tasking;       /* kmp.c: deferred tasks appeared; the runtime's barrier from now on */
+    uint64_t episodes; /* barriers this thread ran in the current region (team_tasks.c) */
+    int tasking;       /* deferred tasks appeared: the runtime's barrier from now on (team_tasks.c) */
     struct ag_team_loops *loops; /* the team's dynamically scheduled loops (NULL: the runtime's) */
     struct ag_loop_cur loop;     /* kmp_dispatch.c: this thread's loop in progress */
 };
@@ -89,5 +91,14 @@ static inline void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s,
 /* Look up what serves the team of an entered context (once per region; `runtime` names it in
  * messages): its barrier and loops, and the threads sharing the CPUs. */
 void ag_team_resolve(struct ag_team_ctx *ctx, const char *runtime);
+
+/* One barrier of a served team (ctx resolved, ctx->bar set): 0 when andgate's barrier completed it; 1
+ * when the caller must run the runtime's barrier instead, which runs pending tasks — in every thread of
+ * the team from the first barrier a deferred task precedes, for the rest of the region (team_tasks.c). */
+int ag_team_wait(struct ag_team_ctx *ctx);
+/* This thread created (or may have created) a deferred task in its served team (ctx resolved): the team
+ * takes the runtime's barrier from this thread's next barrier on, and the threads waiting there now
+ * leave andgate's for it. */
+void ag_team_task(struct ag_team_ctx *ctx);
 
 #endif
