@@ -29,8 +29,6 @@
 #define _GNU_SOURCE
 #include "team.h"
 
-#include "preload.h"
-
 int ag_team_wait(struct ag_team_ctx *c)
 {
     if (c->tasking)
@@ -40,7 +38,7 @@ int ag_team_wait(struct ag_team_ctx *c)
     if (atomic_load_explicit(first, memory_order_relaxed) > k) {
         int rc = ag_barrier_wait(c->bar, c->tid);
         uint64_t f = atomic_load_explicit(first, memory_order_acquire);
-        if (rc == 0 || rc == AG_SERIAL ? f > k : rc == AG_EBROKEN && f > k)
+        if ((rc == 0 || rc == AG_SERIAL || rc == AG_EBROKEN) && f > k) /* completed (broken: by a later creator) */
             return 0;
     }
     c->tasking = 1;
