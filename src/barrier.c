@@ -83,7 +83,7 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
 
     struct ag_spec ws;
     int rc = ag_spec_parse(&ag_wait_table, pick(cfg->wait, "ANDGATE_WAIT"), &ws, msg, msglen);
-    if (rc)
+    if (rc || (rc = ag_topo_env_check(msg, msglen)))
         return rc;
     /* the process's CPUs, read once for both the wait policy and the placement */
     struct ag_cpu_budget bud;

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,12 +47,20 @@ int ag_membarrier_ready(void)
     return membarrier_state == 1;
 }
 
-/* The registration waits for the kernel (milliseconds on some: 10 ms measured in a VM, paid by the first
- * barrier of a process when it was done at init), so the first sleeper does it, about to wait anyway;
- * a barrier that never sleeps never pays it. */
 static void membarrier_register(void)
 {
     membarrier_registered = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+}
+
+/* When the registration happens. In a process with one thread the kernel only marks it (1-2 us); with
+ * more it waits for an RCU grace period (15 ms measured in a VM; the first barrier of every process paid
+ * it when ag_barrier_init registered). So the library registers as it is loaded, while glibc knows the
+ * process single-threaded (LD_PRELOAD, a program linked with it); otherwise (a dlopen from a threaded
+ * program) the first sleeper does it, about to wait anyway, and a barrier that never sleeps never pays. */
+__attribute__((constructor)) static void membarrier_register_at_load(void)
+{
+    if (__libc_single_threaded && ag_membarrier_ready())
+        pthread_once(&register_once, membarrier_register);
 }
 
 /* A full memory barrier in every running thread of this process: after it, any releaser whose
@@ -165,15 +174,25 @@ static void pause_until(uint64_t t)
 }
 
 /* Paused spin until flag i is ready or the clock reaches `until` (read every DEADLINE_CHECK_EVERY
- * polls): ready()'s result, 0 when the time ran out. */
+ * polls), with a sched_yield every AG_SPIN_YIELD_EVERY_NS (wait.h says why): ready()'s result, 0 when
+ * the time ran out. */
 static int spin_to(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uint64_t until)
 {
     unsigned it = 0;
+    uint64_t polite = 0; /* the first clock read sets when to yield first */
     int r;
     while (!(r = ready(f, i, cond, v))) {
         ag_cpu_relax();
-        if (++it % DEADLINE_CHECK_EVERY == 0 && ag_now_ns() >= until)
+        if (++it % DEADLINE_CHECK_EVERY)
+            continue;
+        uint64_t now = ag_now_ns();
+        if (now >= until)
             break;
+        if (now >= polite) {
+            if (polite)
+                sched_yield();
+            polite = now + AG_SPIN_YIELD_EVERY_NS;
+        }
     }
     return r;
 }

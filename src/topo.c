@@ -1,5 +1,5 @@
-/* topo.c — machine topology (hwloc when built with it, sysfs otherwise); the CPUs the process may use
- * are in cpus.c.
+/* topo.c — machine topology (hwloc when built with it, sysfs otherwise; sysfs first in the preload
+ * library, see topo.h); the CPUs the process may use are in cpus.c.
  *
  * For every online CPU: its SMT core, its cache group, its NUMA node and its package. The cache group is
  * the cache level just above the core that several cores share: L2 where L2 is shared by cores (ARM and
@@ -9,8 +9,10 @@
 #include "topo.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,8 @@ static void sysfs_fill(struct ag_topo *t)
         c->cache = sysfs_cache(c->cpu, t->cache_level);
         if (c->cache < 0 && t->cache_level == 3)
             c->cache = sysfs_cache(c->cpu, 2);
+        if (c->cache < 0 || c->core < 0 || c->package < 0)
+            t->guessed++;
         if (c->cache < 0)
             c->cache = c->package;
     }
@@ -205,15 +209,57 @@ void ag_topo_free(struct ag_topo *t)
 static struct ag_topo topo;
 static struct ag_cpuinfo topo_fallback_cpu = { 0, 0, 0, 0, 0 };
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
+static atomic_int topo_sysfs_first;
 
-/* hwloc when built with it, unless ANDGATE_TOPOLOGY=sysfs; sysfs otherwise; never an empty topology */
+void ag_topo_prefer_sysfs(void)
+{
+    atomic_store_explicit(&topo_sysfs_first, 1, memory_order_relaxed);
+}
+
+/* ANDGATE_TOPOLOGY as AG_TOPO_HWLOC or AG_TOPO_SYSFS; -1 when unset or empty, -2 when neither */
+static int topo_env(void)
+{
+    const char *v = getenv("ANDGATE_TOPOLOGY");
+    if (!v || !*v)
+        return -1;
+    return !strcmp(v, "hwloc") ? AG_TOPO_HWLOC : !strcmp(v, "sysfs") ? AG_TOPO_SYSFS : -2;
+}
+
+int ag_topo_env_check(char *msg, size_t msglen)
+{
+    if (topo_env() != -2)
+        return 0;
+    snprintf(msg, msglen, "ANDGATE_TOPOLOGY='%s': expected hwloc or sysfs", getenv("ANDGATE_TOPOLOGY"));
+    return EINVAL;
+}
+
+/* The source ANDGATE_TOPOLOGY names (a bad value: ag_barrier_init refuses it before any read), the
+ * other as the fallback; without it, hwloc first, or sysfs first when preferred and complete (a sysfs
+ * read that had to guess a CPU's core, package or cache group gives way to hwloc). Never empty. */
 static void topo_load(void)
 {
-    const char *want = getenv("ANDGATE_TOPOLOGY");
-    int sysfs_only = want && strcmp(want, "sysfs") == 0;
-    if ((!sysfs_only && ag_topo_read(&topo, AG_TOPO_HWLOC) == 0) || ag_topo_read(&topo, AG_TOPO_SYSFS) == 0)
-        return;
-    topo = (struct ag_topo){ "none", 1, &topo_fallback_cpu, 0 };
+    int want = topo_env();
+    if (want == AG_TOPO_HWLOC || (want < 0 && !atomic_load_explicit(&topo_sysfs_first, memory_order_relaxed))) {
+        if (ag_topo_read(&topo, AG_TOPO_HWLOC) == 0 || ag_topo_read(&topo, AG_TOPO_SYSFS) == 0)
+            return;
+    } else {
+        struct ag_topo sys;
+        int have = ag_topo_read(&sys, AG_TOPO_SYSFS) == 0;
+        if (have && (want == AG_TOPO_SYSFS || sys.guessed == 0)) {
+            topo = sys;
+            return;
+        }
+        if (ag_topo_read(&topo, AG_TOPO_HWLOC) == 0) {
+            if (have)
+                ag_topo_free(&sys);
+            return;
+        }
+        if (have) {
+            topo = sys;
+            return;
+        }
+    }
+    topo = (struct ag_topo){ "none", 1, &topo_fallback_cpu, 0, 0 };
 }
 
 const struct ag_topo *ag_topo_get(void)

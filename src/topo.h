@@ -19,6 +19,7 @@ struct ag_topo {
     unsigned ncpus;          /* CPUs described (online) */
     struct ag_cpuinfo *cpu;  /* ncpus entries, by increasing cpu number */
     int cache_level;         /* the level `cache` groups by (2 or 3), 0 if unknown */
+    unsigned guessed;        /* sysfs: CPUs whose core, package or cache group sysfs did not give */
 };
 
 enum { AG_TOPO_HWLOC = 0, AG_TOPO_SYSFS = 1 };
@@ -28,9 +29,16 @@ enum { AG_TOPO_HWLOC = 0, AG_TOPO_SYSFS = 1 };
 int ag_topo_read(struct ag_topo *t, int source);
 void ag_topo_free(struct ag_topo *t);
 
-/* The machine topology used by libandgate: hwloc when built with it (ANDGATE_TOPOLOGY=sysfs forces
- * sysfs), else sysfs; read once (thread-safe) and kept for the life of the process; never NULL. */
+/* The machine topology used by libandgate, read once (thread-safe) and kept for the life of the process;
+ * never NULL. ANDGATE_TOPOLOGY=hwloc|sysfs picks the source; without it, hwloc when built with it (sysfs
+ * when hwloc fails), or — after ag_topo_prefer_sysfs() — sysfs when it describes every CPU, else hwloc. */
 const struct ag_topo *ag_topo_get(void);
+/* Before the first ag_topo_get: read sysfs first. libandgate-preload.so calls it: hwloc's initialization
+ * dlopens its plugins (libxml2, ICU, OpenCL, X11 client libraries) into the host program, 3-8 ms at its
+ * first barrier, for what sysfs says in 0.3 ms. */
+void ag_topo_prefer_sysfs(void);
+/* ANDGATE_TOPOLOGY's value: 0 when unset, empty, "hwloc" or "sysfs"; else EINVAL and msg says why. */
+int ag_topo_env_check(char *msg, size_t msglen);
 /* Information about one CPU; NULL if it is not online. */
 const struct ag_cpuinfo *ag_topo_cpu(const struct ag_topo *t, int cpu);
 /* The CPUs in this thread's affinity mask, in increasing order; returns how many (<= max). */

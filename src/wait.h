@@ -37,6 +37,14 @@ struct ag_waitpol {
  * 2.6 us on the development VM, docs/results.md) for an exchange that takes one or two switches of the
  * other CPUs. As long as the spin of the hybrid rule above, after which the policy goes on as before. */
 #define AG_AUTO_LEAD_NS AG_AUTO_SPIN_NS
+/* hybrid's spin phase (and a leader's spin) gives the CPU away once per this much spinning: a thread
+ * made runnable on the spinner's CPU — a new thread, or one whose wake-up the kernel put beside its waker
+ * — runs at once instead of a scheduler slice later (a libomp team's first barrier under the preload,
+ * with libomp's 200 ms spin budget: the second thread arrived 1-3 ms late without it). One sched_yield
+ * with nothing else runnable costs about 0.5 us on the development VM: 1% of a long spin, and nothing
+ * for a barrier that completes within the first 50 us. libomp's spinning waits yield likewise
+ * (KMP_USE_YIELD=1). The simulator has one participant per hardware thread and does not model it. */
+#define AG_SPIN_YIELD_EVERY_NS 50000u
 
 /* Resolve a parsed wait spec for nthreads participants on `usable` CPUs (ag_usable_cpus()); placed:
  * the caller said where the participants run (cfg.cpus), without which auto gives no leader spin (a

@@ -48,8 +48,8 @@ same() { # same output as the run without the shim
     no "$3: output differs from the run without the shim:"; diff "$tmp/$2.out" "$tmp/$1.out" | sed 's/^/    /'; fi
 }
 
-# docs/preload.md: "... (usable CPUs U, threads T)", T counting the enclosing teams' threads
-teamre="^andgate-preload: $rt team of [0-9]+ at level [0-9]+: .+ \\(usable CPUs [0-9]+(, threads [0-9]+)?\\)\$"
+# docs/preload.md: "... (usable CPUs U, threads T, topology S)", T counting the enclosing teams' threads
+teamre="^andgate-preload: $rt team of [0-9]+ at level [0-9]+: .+ \\(usable CPUs [0-9]+, threads [0-9]+, topology (sysfs|hwloc|none)\\)\$"
 for t in 2 4; do
   for bind in true false; do
     cfg="OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind"
@@ -77,7 +77,7 @@ done
 run ref OMP_NUM_THREADS=2 OMP_PROC_BIND=true
 finished ref "OMP_NUM_THREADS=2 OMP_PROC_BIND=true, without the shim (reference for the bad values)"
 for bad in ANDGATE_ALGO=nosuch ANDGATE_WAIT=hybrid:spin_ns=-1 ANDGATE_PRELOAD=maybe ANDGATE_VERBOSE=maybe \
-  "$own=maybe"; do
+  "$own=maybe" ANDGATE_TOPOLOGY=nosuch; do
   var=${bad%%=*}
   verbose=ANDGATE_VERBOSE=1
   [ "$var" = ANDGATE_VERBOSE ] && verbose=
@@ -88,6 +88,13 @@ for bad in ANDGATE_ALGO=nosuch ANDGATE_WAIT=hybrid:spin_ns=-1 ANDGATE_PRELOAD=ma
     no "$bad: $msgs andgate-preload: lines on stderr, wanted exactly one naming $var:"; sed 's/^/    /' "$tmp/bad.err" | head -5; fi
   if grep -q ' team of ' "$tmp/bad.err"; then no "$bad: the shim served teams anyway:"; grep ' team of ' "$tmp/bad.err" | head -2; else ok; fi
 done
+
+# The topology source: ANDGATE_TOPOLOGY names it (the preload's default, sysfs when it describes every
+# CPU, is in docs/preload.md).
+run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=sysfs LD_PRELOAD="$shim"
+finished topo "ANDGATE_TOPOLOGY=sysfs" && same topo ref "ANDGATE_TOPOLOGY=sysfs"
+if grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology sysfs)\$" "$tmp/topo.err"; then ok; else
+  no "ANDGATE_TOPOLOGY=sysfs: no team line saying topology sysfs:"; head -2 "$tmp/topo.err"; fi
 
 # The off switches: the shim loaded but idle for OpenMP, silently.
 for off in ANDGATE_PRELOAD=0 "$own=0"; do

@@ -155,6 +155,12 @@ static void test_environment(void)
           msg);
     unsetenv("ANDGATE_ALGO");
     unsetenv("ANDGATE_WAIT");
+    setenv("ANDGATE_TOPOLOGY", "lstopo", 1);
+    CHECK(init_msg(&envcfg, msg, sizeof msg) == EINVAL &&
+          strstr(msg, "ANDGATE_TOPOLOGY='lstopo': expected hwloc or sysfs"), "env topology: %s", msg);
+    unsetenv("ANDGATE_TOPOLOGY");
+    CHECK(ag_barrier_init(&b, &envcfg) == 0, "env init after ANDGATE_TOPOLOGY is unset");
+    ag_barrier_destroy(b);
 }
 
 /* Two CPUs of this thread's affinity on different cores, as libandgate's topology sees them: 1, or 0

@@ -9,6 +9,13 @@
 
 #include "andgate.h"
 #include "preload.h"
+#include "topo.h"
+
+/* Before any barrier: the topology from sysfs when it describes every CPU (topo.h says why) */
+__attribute__((constructor)) static void topology_from_sysfs(void)
+{
+    ag_topo_prefer_sysfs();
+}
 
 static struct ag_preload_env env;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -36,15 +43,19 @@ static void env_read(void)
               switch_of("ANDGATE_VERBOSE", 0, &env.verbose);
     /* the spec strings, checked one at a time as every barrier the shim makes would read them */
     static const char *const specs[] = { "ANDGATE_ALGO", "ANDGATE_WAIT" };
+    char msg[256], why[400] = "";
     for (int i = 0; i < 2 && !bad && env.enabled; i++) {
         const char *v = getenv(specs[i]);
-        char msg[256];
         ag_config_t cfg = { .nthreads = 2, .algo = i == 0 ? v : "auto", .wait = i == 1 ? v : "auto" };
-        if (v && *v && ag_config_check(&cfg, msg, sizeof msg)) {
-            ag_preload_warn_once("andgate-preload: %s='%s': %s; the shim stays idle (glibc's, libgomp's and "
-                                 "libomp's own barriers are used)\n", specs[i], v, msg);
-            bad = 1;
-        }
+        if (v && *v && ag_config_check(&cfg, msg, sizeof msg))
+            snprintf(why, sizeof why, "%s='%s': %s", specs[i], v, msg);
+    }
+    if (!*why && !bad && env.enabled && ag_topo_env_check(msg, sizeof msg)) /* names the variable */
+        snprintf(why, sizeof why, "%s", msg);
+    if (*why) {
+        ag_preload_warn_once("andgate-preload: %s; the shim stays idle (glibc's, libgomp's and libomp's own "
+                             "barriers are used)\n", why);
+        bad = 1;
     }
     if (bad)
         env.enabled = env.gomp = env.omp = env.omp_loops = 0;

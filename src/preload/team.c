@@ -2,13 +2,16 @@
 #define _GNU_SOURCE
 #include "team.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "preload.h"
+#include "topo.h"
 #include "wait.h"
 
 #define MAX_LEVEL 8 /* deeper teams keep the runtime's barrier */
@@ -174,8 +177,9 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     if (!w || !*w) /* threads: those of this team and its enclosing teams, which share the CPUs */
         cfg.wait = runtime_wait(runtime, threads > usable, wait, sizeof wait);
     if (ag_barrier_init(&e->bar, &cfg) == 0) {
-        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (usable CPUs %u, threads %lu)\n", runtime,
-                           n, s->level, ag_barrier_describe(e->bar), usable, threads);
+        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (usable CPUs %u, threads %lu, "
+                           "topology %s)\n", runtime, n, s->level, ag_barrier_describe(e->bar), usable, threads,
+                           ag_topo_get()->source);
     } else {
         char msg[256];
         ag_config_check(&cfg, msg, sizeof msg);
@@ -194,13 +198,22 @@ ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long t
 {
     struct entry *e = find(s, n);
     if (!e) {
-        pthread_mutex_lock(&s->lock);
+        /* Another thread of the team may be making it (ag_barrier_init reads the process's CPUs): poll
+         * for it, yielding, rather than sleep on the mutex. A sleeper's wake-up may put it on the CPU of
+         * its waker, who goes on to spin in the new barrier (3.5 ms before it ran again, in a system-call
+         * trace of a libomp program's first barrier on the 2-CPU VM). */
+        while (pthread_mutex_trylock(&s->lock) == EBUSY) {
+            if ((e = find(s, n)))
+                goto found;
+            sched_yield();
+        }
         /* a size that could not be given an entry never gets one: every thread of the team that asked,
          * before or after, sees the same NULL */
         if (!(e = find(s, n)) && !s->out_of_memory && !(e = make(s, n, threads, runtime)))
             s->out_of_memory = 1;
         pthread_mutex_unlock(&s->lock);
     }
+found:
     *loops = e ? e->loops : NULL;
     return e ? e->bar : NULL;
 }
