@@ -471,6 +471,35 @@ static int case_taskhelp(void)
     return report("taskhelp", "rounds 3 tasks 4/thread from a single, taskwait, then phases %d", PH);
 }
 
+/* ---- taskmemory: one region run again and again, deferred tasks in some runs and not in others. The
+ * shim remembers per region whether its last run made tasks and starts such a region on the runtime's
+ * barriers; the pattern covers each pair (tasks after tasks, none after tasks, none after none, tasks
+ * after none). In every run the tasks are complete after the barrier that follows them and the
+ * barriers keep their phases. ---- */
+static atomic_int tm_done[MAXT * 4];
+static struct board MB;
+
+static int case_taskmemory(void)
+{
+    static const char pattern[] = "TTTNNTNTTN";
+    for (int r = 0; pattern[r]; r++) {
+        const int tasks = pattern[r] == 'T';
+        memset(tm_done, 0, sizeof tm_done);
+        board_reset(&MB, tasks ? "barriers after tasks in a remembered region" : "barriers in a remembered region");
+        PRAGMA(omp parallel)
+        {
+            int t = omp_get_thread_num(), n = team_size(0, "taskmemory");
+            for (int k = 0; k < 4 && tasks; k++)
+                PRAGMA(omp task) { busy(k + t); atomic_store(&tm_done[4 * t + k], 1000 * r + 4 * t + k); }
+            PRAGMA(omp barrier)
+            if (tasks)
+                expect_seq(tm_done, 4 * n, 1000 * r, "tasks of a remembered region", r);
+            phases(&MB, PH);
+        }
+    }
+    return report("taskmemory", "runs %d (%s) tasks 4/thread phases %d", (int)sizeof pattern - 1, pattern, PH);
+}
+
 /* ---- cancel: cancel for, then barriers; cancel parallel, then a plain region. The same output whether
  * OMP_CANCELLATION is true (the constructs cancel) or not. Cancel parallel comes before any barrier:
  * clang 14 + libomp deadlock when other threads may still be leaving a cancellable barrier then
@@ -668,7 +697,7 @@ static const struct {
     { "barrier", case_barrier }, { "loops", case_loops }, { "single", case_single }, { "sections", case_sections },
     { "reduction", case_reduction }, { "combined", case_combined }, { "nested", case_nested },
     { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "taskhelp", case_taskhelp },
-    { "cancel", case_cancel },
+    { "taskmemory", case_taskmemory }, { "cancel", case_cancel },
     { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
 };
 enum { NCASES = sizeof cases / sizeof *cases };

@@ -80,8 +80,11 @@ struct ag_team_ctx *ag_kmp_team(void)
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned requested, int flags, const void *ra)
 {
-    (void)task, (void)frame, (void)requested, (void)ra;
-    parallel->ptr = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, ag_kmp_team()) : NULL;
+    (void)task, (void)frame, (void)requested;
+    struct ag_team_set *s = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, ag_kmp_team()) : NULL;
+    if (s) /* the region's record, named by its call site: whether it made deferred tasks last time */
+        ag_team_region(s, NULL, (void *)(uintptr_t)ra);
+    parallel->ptr = s;
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,

@@ -33,7 +33,8 @@ struct ag_team_set {
     _Alignas(64) _Atomic(struct entry *) head;
     unsigned long outer_threads;  /* threads of the teams enclosing the current region's team */
     _Atomic uint64_t first_task;
-    _Atomic int broke; /* team_tasks.c broke a barrier of this set in the current region */
+    _Atomic int broke;  /* team_tasks.c broke a barrier of this set in the current region */
+    _Atomic int tasked; /* a deferred task was created in the current region (written once in it) */
     int level;
     /* gomp.c: the regions run last (ag_team_region), two to a line; written only when a new one replaces
      * the oldest */
@@ -42,6 +43,7 @@ struct ag_team_set {
     _Alignas(64) pthread_mutex_t lock; /* one maker at a time */
     int out_of_memory; /* under the lock: no entry could be made; sizes still missing stay unserved */
     unsigned oldest;   /* the master's: the region slot to replace next */
+    struct ag_team_region *last; /* the master's: the record of the region running or just joined */
 };
 
 struct sets {
@@ -257,15 +259,19 @@ struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ct
     /* the previous region of this set has joined: nobody else touches it now; write only changes */
     if (atomic_load_explicit(&s->broke, memory_order_relaxed))
         repair(s);
+    int tasked = atomic_load_explicit(&s->tasked, memory_order_relaxed);
+    if (s->last && s->last->tasks != tasked)
+        s->last->tasks = tasked;
+    if (tasked)
+        atomic_store_explicit(&s->tasked, 0, memory_order_relaxed);
     unsigned long outer = master_ctx ? master_ctx->threads : 1;
-    if (atomic_load_explicit(&s->first_task, memory_order_relaxed) != UINT64_MAX)
-        atomic_store_explicit(&s->first_task, UINT64_MAX, memory_order_relaxed);
     if (s->outer_threads != outer)
         s->outer_threads = outer;
     return s;
 }
 
-const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(void *), void *data)
+/* The record of (fn, data): one of the last few, or the oldest replaced. */
+static struct ag_team_region *region_of(struct ag_team_set *s, void (*fn)(void *), void *data)
 {
     for (unsigned i = 0; i < REGION_SLOTS; i++)
         if (s->region[i].fn == fn && s->region[i].data == data && s->region[i].set)
@@ -273,8 +279,27 @@ const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(vo
     /* every thread that read a slot did so at its region's start, before that region joined */
     struct ag_team_region *r = &s->region[s->oldest];
     s->oldest = (s->oldest + 1) % REGION_SLOTS;
-    *r = (struct ag_team_region){ fn, data, s, s->level };
+    *r = (struct ag_team_region){ fn, data, s, s->level, 0 };
     return r;
+}
+
+const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(void *), void *data)
+{
+    struct ag_team_region *r = s->last = region_of(s, fn, data);
+    /* the region's first barrier that a deferred task precedes (team_tasks.c): none yet, or barrier 0
+     * when the region created tasks the last time it ran — then every barrier of it is the runtime's
+     * from the start, with no andgate barrier to break and repair. The team reads it after the
+     * runtime started the team, which orders this store before. */
+    uint64_t first = r->tasks ? 0 : UINT64_MAX;
+    if (atomic_load_explicit(&s->first_task, memory_order_relaxed) != first)
+        atomic_store_explicit(&s->first_task, first, memory_order_relaxed);
+    return r;
+}
+
+void ag_team_note_task(struct ag_team_set *s)
+{
+    if (!atomic_load_explicit(&s->tasked, memory_order_relaxed))
+        atomic_store_explicit(&s->tasked, 1, memory_order_relaxed);
 }
 
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s)

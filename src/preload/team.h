@@ -23,13 +23,14 @@
 struct ag_team_set;
 struct ag_team_ctx;
 
-/* A region as gomp.c's trampoline finds it: the function and argument libgomp would have run, and the
- * set and level of the team that runs it. */
+/* A region as gomp.c's trampoline finds it: the function and argument libgomp would have run (kmp.c:
+ * no function, the call site as `data`), and the set and level of the team that runs it. */
 struct ag_team_region {
     void (*fn)(void *);
     void *data;
     struct ag_team_set *set;
     int level;
+    int tasks; /* the master's: the region created deferred tasks the last time it ran (team_tasks.c) */
 };
 
 /* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
@@ -37,9 +38,11 @@ struct ag_team_region {
  * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context, resolved,
  * or NULL). NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
 struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx);
-/* After ag_team_begin(s): the region record of (fn, data) for this region's threads to read. A set keeps
- * the last few regions it ran and writes one only when it is new, so a program that alternates between
- * a handful of regions (a time step of several `parallel for`) costs its threads no miss here. */
+/* After ag_team_begin(s), always: the region record of (fn, data) for this region's threads to read. A set
+ * keeps the last few regions it ran and writes one only when it is new, so a program that alternates
+ * between a handful of regions (a time step of several `parallel for`) costs its threads no miss here.
+ * A region that created deferred tasks the last time it ran starts on the runtime's barriers
+ * (team_tasks.c). */
 const struct ag_team_region *ag_team_region(struct ag_team_set *s, void (*fn)(void *), void *data);
 
 /* The barrier of the team of n threads (n >= 2) of this set: made by the first thread that asks (the
@@ -59,6 +62,8 @@ ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long t
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s);
 /* team_tasks.c broke a barrier of s: ag_team_begin repairs it before the set's next region. */
 void ag_team_broke(struct ag_team_set *s);
+/* A team thread created a deferred task in the current region of s: the region's record remembers it. */
+void ag_team_note_task(struct ag_team_set *s);
 int ag_team_level(const struct ag_team_set *s);
 
 /* The per-thread context: which barrier serves the team this thread is in, and its index there. Entering

@@ -25,6 +25,12 @@
  *     every thread switched for the rest of the region.)
  * The broken barrier is reset by the master before the set's next region starts (team.c,
  * ag_team_begin): the region has joined, nobody is inside it.
+ *
+ * Memory: a region that created deferred tasks the last time it ran starts with first_task = 0 (team.c,
+ * ag_team_region, from the region's record): every thread takes the runtime's barrier from barrier 0,
+ * and a creator finds nothing to break. A region whose run created none gets andgate's barriers back
+ * the run after. The cost of a wrong guess is one region: a break and a repair, or a region of the
+ * runtime's barriers.
  */
 #define _GNU_SOURCE
 #include "team.h"
@@ -47,8 +53,11 @@ int ag_team_wait(struct ag_team_ctx *c)
 
 void ag_team_task(struct ag_team_ctx *c)
 {
-    if (!c->bar || c->tasking)
+    if (!c->bar)
         return; /* the runtime's barriers already */
+    ag_team_note_task(c->set);
+    if (c->tasking)
+        return;
     _Atomic uint64_t *first = ag_team_first_task(c->set);
     uint64_t f = atomic_load_explicit(first, memory_order_relaxed);
     while (c->episodes < f)
