@@ -1,5 +1,6 @@
 /* omp_semantics.c — OpenMP construct semantics, self-checked, for runs with and without
- * libandgate-preload.so (tests/omp_semantics.sh). Built with gcc -fopenmp (libgomp) and clang
+ * libandgate-preload.so (tests/omp_semantics.sh); the framework, the worksharing cases and main here,
+ * the tasking and team-shape cases in omp_semantics_tasks.c (omp_semantics.h between them). Built with gcc -fopenmp (libgomp) and clang
  * -fopenmp=libomp. Usage: omp_semantics [CASE...] (no CASE: every case, in order; --list: the names).
  *
  * Each case prints `case NAME ok SUMMARY`, where SUMMARY depends only on what the case fixes (never on
@@ -11,7 +12,6 @@
  * thread must read after the (implicit or explicit) barrier; every iteration, section, single body and
  * taskloop iteration runs exactly once. */
 #define _GNU_SOURCE
-#include <omp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -20,16 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PRAGMA(x) _Pragma(#x)
-#define EXPECT(c, ...) do { if (!(c)) fail(__VA_ARGS__); } while (0)
-#define LD(x) atomic_load(&(x))
-enum { MAXT = 64, PH = 100, NI = 64, RR = 32 };
+#include "omp_semantics.h"
 
 /* ---- the first failure's text and the number of failed checks, per case ---- */
 static atomic_long nfail;
 static char why[240];
 
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
     if (atomic_fetch_add(&nfail, 1) != 0)
         return;
@@ -39,7 +36,7 @@ static void fail(const char *fmt, ...)
     va_end(ap);
 }
 
-static int report(const char *name, const char *fmt, ...)
+int report(const char *name, const char *fmt, ...)
 {
     long n = atomic_exchange(&nfail, 0);
     va_list ap;
@@ -56,7 +53,7 @@ static int report(const char *name, const char *fmt, ...)
 }
 
 /* a[i] == base + i for i < n: what the construct's threads or tasks wrote, read after the barrier */
-static void expect_seq(atomic_int *a, int n, int base, const char *what, int r)
+void expect_seq(atomic_int *a, int n, int base, const char *what, int r)
 {
     for (int i = 0, v; i < n; i++)
         if ((v = LD(a[i])) != base + i)
@@ -65,46 +62,36 @@ static void expect_seq(atomic_int *a, int n, int base, const char *what, int r)
 }
 
 /* c[i] == want for i < n: each body ran exactly once per round */
-static void expect_count(atomic_int *c, int n, int want, const char *what)
+void expect_count(atomic_int *c, int n, int want, const char *what)
 {
     for (int i = 0, v; i < n; i++)
         if ((v = LD(c[i])) != want)
             fail("%s: item %d ran %d times, not %d", what, i, v, want);
 }
 
-/* ---- the barrier board of one team ---- */
-struct board {
-    const char *what;
-    atomic_int slot[2][MAXT];
-};
-
-static void board_reset(struct board *b, const char *what)
+/* ---- the barrier board of one team (omp_semantics.h) ---- */
+void board_reset(struct board *b, const char *what)
 {
     b->what = what;
     for (int t = 0; t < 2 * MAXT; t++)
         atomic_store(&b->slot[t / MAXT][t % MAXT], -1);
 }
 
-static void stamp(struct board *b, int t, int p) { atomic_store(&b->slot[p & 1][t], p); }
-
-static void check(struct board *b, int t, int n, int p)
+void check(struct board *b, int t, int n, int p)
 {
     for (int u = 0, v; u < n; u++)
         if ((v = LD(b->slot[p & 1][u])) != p)
             fail("%s (team of %d): thread %d left barrier %d while thread %d was at phase %d", b->what, n, t, p, u, v);
 }
 
-/* stamp, barrier, check, with the barrier lexically in the caller's region */
-#define PHASE(b, t, n, p) do { stamp(b, t, p); PRAGMA(omp barrier) check(b, t, n, p); } while (0)
-
-static int team_size(int want, const char *what)
+int team_size(int want, const char *what)
 {
     int n = omp_get_num_threads();
     EXPECT(!want || n == want, "%s: team of %d threads where %d were asked for", what, n, want);
     return n;
 }
 
-static void phases(struct board *b, int np)
+void phases(struct board *b, int np)
 {
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     for (int p = 0; p < np; p++)
@@ -112,7 +99,7 @@ static void phases(struct board *b, int np)
 }
 
 /* a region of n threads (the num_threads clause) doing np barriers */
-static void team(struct board *b, const char *what, int n, int np)
+void team(struct board *b, const char *what, int n, int np)
 {
     board_reset(b, what);
     PRAGMA(omp parallel num_threads(n))
@@ -121,8 +108,6 @@ static void team(struct board *b, const char *what, int n, int np)
         phases(b, np);
     }
 }
-
-static void busy(int k) { for (volatile int i = 0; i < 200 * (k % 7 + 1); i++) { } }
 
 /* ---- barrier: explicit barriers, teams of 3, 5 and the default size, two regions each ---- */
 static struct board B1;
@@ -136,20 +121,14 @@ static int case_barrier(void)
 }
 
 /* ---- loops: static, dynamic, guided, runtime, each with and without nowait; unsigned long long ---- */
-static atomic_int hit[NI], val[2][NI];
+atomic_int hit[NI], val[2][NI];
 
-static void loop_body(int s, int i)
+void loop_body(int s, int i)
 {
     busy(i);
     atomic_fetch_add(&hit[i], 1);
     atomic_store(&val[s & 1][i], s * NI + i);
 }
-
-#define LOOP_CHECK(s, what) do { expect_seq(val[(s) & 1], NI, (s) * NI, what, s); (s)++; } while (0)
-#define WS_LOOP(s, what, ...) do { PRAGMA(omp for __VA_ARGS__) for (int i = 0; i < NI; i++) loop_body(s, i); \
-        LOOP_CHECK(s, what); } while (0)
-#define WS_LOOP_NOWAIT(s, what, ...) do { PRAGMA(omp for nowait __VA_ARGS__) for (int i = 0; i < NI; i++) \
-        loop_body(s, i); PRAGMA(omp barrier) LOOP_CHECK(s, what); } while (0)
 
 static int case_loops(void)
 {
@@ -369,325 +348,6 @@ static int case_concurrent(void)
             pthread_join(th[i], NULL);
     }
     return report("concurrent", "starters 2 team sizes 2+3 then 2+2 regions 9 phases %d", PH);
-}
-
-/* ---- tasks: deferred, depend, taskwait, taskgroup, taskloop; results complete after the barrier ---- */
-static atomic_int tres[2][MAXT * 4], dep[3], tw[4], tg[MAXT][4], tl[2][NI], tlhit[NI];
-static int d0, d1; /* the depend chain's dependences */
-
-static int case_tasks(void)
-{
-    memset(tlhit, 0, sizeof tlhit);
-    PRAGMA(omp parallel)
-    {
-        int t = omp_get_thread_num(), n = team_size(0, "tasks");
-        for (int r = 0; r < RR; r++) {
-            for (int k = 0; k < 4; k++)
-                PRAGMA(omp task) { busy(k + t); atomic_store(&tres[r & 1][4 * t + k], 1000 * r + 4 * t + k); }
-            PRAGMA(omp barrier)
-            expect_seq(tres[r & 1], 4 * n, 1000 * r, "deferred tasks", r);
-            PRAGMA(omp single)
-            {
-                PRAGMA(omp task depend(out : d0)) { busy(3); atomic_store(&dep[0], r + 1); }
-                PRAGMA(omp task depend(in : d0) depend(out : d1)) atomic_store(&dep[1], 2 * LD(dep[0]));
-                PRAGMA(omp task depend(in : d1)) atomic_store(&dep[2], LD(dep[1]) + 3);
-            }
-            EXPECT(LD(dep[2]) == 2 * (r + 1) + 3, "depend chain, round %d: %d after the single's barrier", r, LD(dep[2]));
-            PRAGMA(omp single)
-            {
-                for (int k = 0; k < 4; k++)
-                    PRAGMA(omp task) { busy(k); atomic_store(&tw[k], 4 * r + k); }
-                PRAGMA(omp taskwait)
-                expect_seq(tw, 4, 4 * r, "taskwait", r);
-            }
-            PRAGMA(omp taskgroup)
-            for (int k = 0; k < 4; k++)
-                PRAGMA(omp task) { busy(k); atomic_store(&tg[t][k], 4 * r + k); }
-            expect_seq(tg[t], 4, 4 * r, "taskgroup", r);
-            PRAGMA(omp single nowait)
-            PRAGMA(omp taskloop grainsize(4) nogroup)
-            for (int i = 0; i < NI; i++) {
-                atomic_fetch_add(&tlhit[i], 1);
-                atomic_store(&tl[r & 1][i], r * NI + i);
-            }
-            PRAGMA(omp barrier)
-            expect_seq(tl[r & 1], NI, r * NI, "taskloop nogroup", r);
-        }
-    }
-    expect_count(tlhit, NI, RR, "taskloop iterations");
-    return report("tasks", "rounds %d deferred 4/thread depend 3 taskwait 4 taskgroup 4/thread taskloop %d", RR, NI);
-}
-
-/* ---- taskhelp: tasks made in a `single` are run by the threads waiting at its barrier as well, as
- * the runtimes do, while the maker waits for them (taskwait, as a recursive task tree does): a barrier
- * that kept the others waiting would leave the maker to run every task. Each task waits until another
- * thread has run one (10 s at most, once: a hang guard, not a time measured); then a barrier-bound
- * region of the same team, whose barrier must work again. The same output with and without the
- * shim. ---- */
-static atomic_int th_ran[MAXT], th_lonely, th_gave_up;
-static struct board HB;
-
-static int other_ran(int t, int n)
-{
-    for (int u = 0; u < n; u++)
-        if (u != t && atomic_load(&th_ran[u]))
-            return 1;
-    return 0;
-}
-
-static void helped_task(int n)
-{
-    int t = omp_get_thread_num();
-    atomic_store(&th_ran[t], 1);
-    double t0 = omp_get_wtime();
-    while (!other_ran(t, n) && !atomic_load(&th_gave_up))
-        if (omp_get_wtime() - t0 > 10)
-            atomic_store(&th_gave_up, 1);
-    if (!other_ran(t, n))
-        atomic_fetch_add(&th_lonely, 1);
-}
-
-static int case_taskhelp(void)
-{
-    int n = omp_get_max_threads();
-    for (int r = 0; r < 3; r++) {
-        memset(th_ran, 0, sizeof th_ran);
-        atomic_store(&th_lonely, 0);
-        atomic_store(&th_gave_up, 0);
-        PRAGMA(omp parallel)
-        PRAGMA(omp single)
-        {
-            for (int k = 0; k < 4 * n && n > 1; k++)
-                PRAGMA(omp task)
-                helped_task(n);
-            PRAGMA(omp taskwait)
-        }
-        EXPECT(atomic_load(&th_lonely) == 0, "taskhelp, round %d: %d tasks ran while no other thread ran one", r,
-               atomic_load(&th_lonely));
-        board_reset(&HB, "barriers after a tasking region");
-        PRAGMA(omp parallel)
-        phases(&HB, PH);
-    }
-    return report("taskhelp", "rounds 3 tasks 4/thread from a single, taskwait, then phases %d", PH);
-}
-
-/* ---- taskmemory: one region run again and again, deferred tasks in some runs and not in others. The
- * shim remembers per region whether its last run made tasks and starts such a region on the runtime's
- * barriers; the pattern covers each pair (tasks after tasks, none after tasks, none after none, tasks
- * after none). In every run the tasks are complete after the barrier that follows them and the
- * barriers keep their phases. ---- */
-static atomic_int tm_done[MAXT * 4];
-static struct board MB;
-
-static int case_taskmemory(void)
-{
-    static const char pattern[] = "TTTNNTNTTN";
-    for (int r = 0; pattern[r]; r++) {
-        const int tasks = pattern[r] == 'T';
-        memset(tm_done, 0, sizeof tm_done);
-        board_reset(&MB, tasks ? "barriers after tasks in a remembered region" : "barriers in a remembered region");
-        PRAGMA(omp parallel)
-        {
-            int t = omp_get_thread_num(), n = team_size(0, "taskmemory");
-            for (int k = 0; k < 4 && tasks; k++)
-                PRAGMA(omp task) { busy(k + t); atomic_store(&tm_done[4 * t + k], 1000 * r + 4 * t + k); }
-            PRAGMA(omp barrier)
-            if (tasks)
-                expect_seq(tm_done, 4 * n, 1000 * r, "tasks of a remembered region", r);
-            phases(&MB, PH);
-        }
-    }
-    return report("taskmemory", "runs %d (%s) tasks 4/thread phases %d", (int)sizeof pattern - 1, pattern, PH);
-}
-
-/* ---- cancel: cancel for, then barriers; cancel parallel, then a plain region. The same output whether
- * OMP_CANCELLATION is true (the constructs cancel) or not. Cancel parallel comes before any barrier:
- * clang 14 + libomp deadlock when other threads may still be leaving a cancellable barrier then
- * (llvm-project #164586). ---- */
-static atomic_int cfound, chits[200];
-static struct board KB;
-
-static int case_cancel(void)
-{
-    memset(chits, 0, sizeof chits);
-    board_reset(&KB, "after cancel for");
-    PRAGMA(omp parallel)
-    {
-        PRAGMA(omp for schedule(static))
-        for (int i = 0; i < 200; i++) {
-            atomic_fetch_add(&chits[i], 1);
-            if (i == 137) {
-                atomic_store(&cfound, i);
-                PRAGMA(omp cancel for)
-            }
-            PRAGMA(omp cancellation point for)
-        }
-        phases(&KB, PH);
-    }
-    for (int i = 0; i < 200; i++)
-        EXPECT(LD(chits[i]) <= 1 && (i != 137 || LD(chits[i]) == 1), "cancel for: iteration %d ran %d times", i,
-               LD(chits[i]));
-    for (int rep = 0; rep < 3; rep++) {
-        board_reset(&KB, "cancellable barrier");
-        PRAGMA(omp parallel)
-        {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            if (t == 0) {
-                PRAGMA(omp cancel parallel)
-            }
-            for (int p = 0; p < PH; p++) /* cancelled at the first barrier, or all run without cancellation */
-                PHASE(&KB, t, n, p);
-        }
-        board_reset(&KB, "after cancel parallel");
-        PRAGMA(omp parallel)
-        phases(&KB, PH);
-    }
-    return report("cancel", "cancel-for found %d cancel-parallel regions 3 then phases %d", LD(cfound), PH);
-}
-
-/* ---- numthreads: omp_set_num_threads changes the team size between regions ---- */
-static struct board TB;
-
-static int case_numthreads(void)
-{
-    static const int seq[] = { 2, 3, 1, 4, 2, 5, 3, 1, 2 };
-    int saved = omp_get_max_threads();
-    for (unsigned k = 0; k < sizeof seq / sizeof *seq; k++) {
-        omp_set_num_threads(seq[k]);
-        board_reset(&TB, "omp_set_num_threads");
-        PRAGMA(omp parallel)
-        {
-            team_size(seq[k], "omp_set_num_threads");
-            phases(&TB, PH);
-        }
-    }
-    omp_set_num_threads(saved);
-    return report("numthreads", "sizes 2,3,1,4,2,5,3,1,2 phases %d", PH);
-}
-
-/* ---- orphan: a barrier and a loop in functions called from a region, and from outside one ---- */
-static struct board OR;
-
-static void orphan_phase(struct board *b, int p)
-{
-    int t = omp_get_thread_num(), n = omp_get_num_threads();
-    stamp(b, t, p);
-    PRAGMA(omp barrier)
-    check(b, t, n, p);
-}
-
-static void orphan_loop(int s)
-{
-    PRAGMA(omp for schedule(dynamic, 16))
-    for (int i = 0; i < NI; i++)
-        loop_body(s, i);
-    expect_seq(val[s & 1], NI, s * NI, "orphaned loop", s);
-}
-
-static void (*volatile orphan_fn)(struct board *, int) = orphan_phase;
-
-static int case_orphan(void)
-{
-    memset(val, 0xff, sizeof val);
-    board_reset(&OR, "orphaned barrier outside a region");
-    orphan_fn(&OR, 0); /* binds to the implicit team of one */
-    orphan_loop(0);
-    board_reset(&OR, "orphaned barrier");
-    PRAGMA(omp parallel)
-    for (int p = 0; p < PH; p++) {
-        orphan_fn(&OR, p);
-        orphan_loop(p + 1);
-    }
-    return report("orphan", "outside-region 1 phases %d loops %d", PH, PH);
-}
-
-/* ---- regions: twelve region bodies (more than the shim's set keeps records of) in turn, each entered
- * twice in a row from stack frames of different depths (its argument block at another address): every
- * thread must run the body with the argument of this call ---- */
-enum { NREG = 12, RROUNDS = 3 };
-static struct board RB;
-static atomic_int rhit[NREG], rbad, rcall;
-
-#define REGION_BODY(k)                                                                                       \
-    static void region_##k(int call)                                                                      \
-    {                                                                                                     \
-        int mine = call; /* firstprivate: in the region's argument block */                               \
-        PRAGMA(omp parallel firstprivate(mine))                                                           \
-        {                                                                                                 \
-            if (mine != atomic_load(&rcall))                                                              \
-                atomic_fetch_add(&rbad, 1);                                                               \
-            atomic_fetch_add(&rhit[k], 1);                                                                \
-            PHASE(&RB, omp_get_thread_num(), omp_get_num_threads(), mine);                                \
-        }                                                                                                 \
-    }
-REGION_BODY(0) REGION_BODY(1) REGION_BODY(2) REGION_BODY(3) REGION_BODY(4) REGION_BODY(5)
-REGION_BODY(6) REGION_BODY(7) REGION_BODY(8) REGION_BODY(9) REGION_BODY(10) REGION_BODY(11)
-static void (*const region_fn[NREG])(int) = { region_0, region_1, region_2, region_3, region_4, region_5,
-                                              region_6, region_7, region_8, region_9, region_10, region_11 };
-
-static void __attribute__((noinline)) region_deeper(int k, int call)
-{
-    volatile int frame[64]; /* the region's argument block lands at another address */
-    frame[0] = k;
-    region_fn[frame[0]](call);
-    frame[1] = k; /* not a tail call: this frame stays below the region's */
-}
-
-static struct board RN[2], RO;
-
-static int case_regions(void)
-{
-    memset(rhit, 0, sizeof rhit);
-    atomic_store(&rbad, 0);
-    board_reset(&RB, "twelve regions in turn");
-    int n = omp_get_max_threads();
-    for (int round = 0, call = 0; round < RROUNDS; round++)
-        for (int k = 0; k < NREG; k++) {
-            atomic_store(&rcall, ++call);
-            region_fn[k](call);
-            atomic_store(&rcall, ++call);
-            region_deeper(k, call);
-        }
-    expect_count(rhit, NREG, 2 * RROUNDS * n, "regions in turn: threads that ran each region");
-    EXPECT(atomic_load(&rbad) == 0, "regions in turn: %d threads ran a region with another call's argument",
-           atomic_load(&rbad));
-    /* a nested team started before its enclosing team's first barrier */
-    int levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(2);
-    board_reset(&RO, "outer team whose inner team starts first");
-    PRAGMA(omp parallel num_threads(2))
-    {
-        int t = omp_get_thread_num();
-        board_reset(&RN[t], "inner team before the outer team's first barrier");
-        PRAGMA(omp parallel num_threads(2))
-        phases(&RN[t], PH / 4);
-        PHASE(&RO, t, 2, 0);
-    }
-    omp_set_max_active_levels(levels);
-    return report("regions", "bodies %d rounds %d, inner teams 2 before outer barrier phases %d", NREG, RROUNDS,
-                  PH / 4);
-}
-
-/* ---- one: teams of one (num_threads(1), if(0)) with barriers, single and a loop ---- */
-static struct board SB;
-
-static int case_one(void)
-{
-    int singles1 = 0;
-    for (int k = 0; k < 2; k++) {
-        board_reset(&SB, k ? "parallel if(0)" : "num_threads(1)");
-        PRAGMA(omp parallel num_threads(1) if (k == 0))
-        {
-            team_size(1, SB.what);
-            phases(&SB, PH);
-            PRAGMA(omp single)
-            singles1++;
-            int s = 1000 + k;
-            WS_LOOP(s, "team of one", schedule(dynamic));
-        }
-    }
-    EXPECT(singles1 == 2, "team of one: %d singles, not 2", singles1);
-    return report("one", "regions 2 phases %d singles 2", PH);
 }
 
 static const struct {
