@@ -89,6 +89,13 @@ for bad in ANDGATE_ALGO=nosuch ANDGATE_WAIT=hybrid:spin_ns=-1 ANDGATE_PRELOAD=ma
   if grep -q ' team of ' "$tmp/bad.err"; then no "$bad: the shim served teams anyway:"; grep ' team of ' "$tmp/bad.err" | head -2; else ok; fi
 done
 
+# A bad ANDGATE_TOPOLOGY beside a good ANDGATE_ALGO: the one line names the topology, not the algorithm.
+run bad OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_ALGO=dissemination ANDGATE_TOPOLOGY=nosuch LD_PRELOAD="$shim"
+finished bad "ANDGATE_ALGO=dissemination ANDGATE_TOPOLOGY=nosuch" && same bad ref "a bad ANDGATE_TOPOLOGY beside ANDGATE_ALGO"
+if [ "$(grep -c '^andgate-preload:' "$tmp/bad.err")" = 1 ] &&
+  grep -q "^andgate-preload: ANDGATE_TOPOLOGY='nosuch': expected hwloc or sysfs;" "$tmp/bad.err"; then ok; else
+  no "a bad ANDGATE_TOPOLOGY beside ANDGATE_ALGO: wanted one line naming ANDGATE_TOPOLOGY:"; head -3 "$tmp/bad.err"; fi
+
 # The topology source: ANDGATE_TOPOLOGY names it (the preload's default, sysfs when it describes every
 # CPU, is in docs/preload.md).
 run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=sysfs LD_PRELOAD="$shim"
