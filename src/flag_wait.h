@@ -7,8 +7,8 @@
 
 struct ag_flags;
 
-/* Whether the kernel offers membarrier() for asymmetric fences (queried once; the process registers at
- * its first sleep, flag_wait.c). */
+/* Whether the kernel offers membarrier() for asymmetric fences (queried once; the process registers when
+ * the library is loaded single-threaded, else at its first sleep: flag_wait.c). */
 int ag_membarrier_ready(void);
 /* Wait until flag i satisfies cond against v, with f's wait policy: 0, ETIMEDOUT or AG_EBROKEN. */
 int  ag_flag_wait_slow(const struct ag_flags *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);

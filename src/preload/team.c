@@ -36,8 +36,8 @@ struct ag_team_set {
     _Atomic int broke;  /* team_tasks.c broke a barrier of this set in the current region */
     _Atomic int tasked; /* a deferred task was created in the current region (written once in it) */
     int level;
-    /* gomp.c: the regions run last (ag_team_region), two to a line; written only when a new one replaces
-     * the oldest */
+    /* the regions run last (ag_team_region; gomp.c's trampolines read them, kmp.c's are named by call
+     * site), two to a line; written only when a new one replaces the oldest or its `tasks` changes */
     _Alignas(64) struct ag_team_region region[REGION_SLOTS];
     /* the master's and the maker's */
     _Alignas(64) pthread_mutex_t lock; /* one maker at a time */

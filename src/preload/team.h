@@ -34,9 +34,9 @@ struct ag_team_region {
 };
 
 /* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
- * runs: its set for the teams it starts at that level, made ready for the new region (no deferred task
- * yet; the enclosing teams' threads noted from master_ctx, the starting thread's own context, resolved,
- * or NULL). NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
+ * runs: its set for the teams it starts at that level, made ready for the new region (broken barriers
+ * repaired, whether the region just joined made deferred tasks noted in its record; the enclosing teams'
+ * threads noted from master_ctx, the starting thread's own context, resolved, or NULL). NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
 struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx);
 /* After ag_team_begin(s), always: the region record of (fn, data) for this region's threads to read. A set
  * keeps the last few regions it ran and writes one only when it is new, so a program that alternates
@@ -57,8 +57,9 @@ ag_barrier_t *ag_team_barrier(struct ag_team_set *s, unsigned n, unsigned long t
                               struct ag_team_loops **loops);
 
 /* Deferred tasks (team_tasks.c): the first barrier index, counted from 0 in the current region of this
- * set, before which some team thread created a deferred task; UINT64_MAX when none. Reset by the master
- * before the team starts; lowered by the creating thread. */
+ * set, before which some team thread created a deferred task; UINT64_MAX when none. Set by the master in
+ * ag_team_region before the team starts (0 for a region that made tasks the last time it ran); lowered
+ * by the creating thread. */
 _Atomic uint64_t *ag_team_first_task(struct ag_team_set *s);
 /* team_tasks.c broke a barrier of s: ag_team_begin repairs it before the set's next region. */
 void ag_team_broke(struct ag_team_set *s);
