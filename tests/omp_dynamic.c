@@ -3,10 +3,14 @@
  * gcc (libgomp) and clang (libomp); omp_dynamic.sh runs it with and without libandgate-preload.so,
  * which hands out libomp's chunks itself (src/preload/kmp_dispatch.c), and compares the outputs.
  *
+ * The shim hands out libgomp's too (gomp_loop.c), and steals chunks in nonmonotonic dynamic loops.
+ *
  * Loops: int, unsigned, long long and unsigned long long variables; increments 1, 3, -1 (signed); trip counts
  * 0-9, 100, 4096; ranges ending at the types' limits; schedule(dynamic, c) for c in 1, 3, 1000,
- * guided (1, 5), auto and runtime (OMP_SCHEDULE from the script); teams of 1-5 threads. Then chains of
- * `nowait` loops with one thread held back (the shim's slots are reused while others run ahead),
+ * monotonic: dynamic, 2, guided (1, 5), nonmonotonic: guided, auto and runtime (OMP_SCHEDULE from the
+ * script); teams of 1-5 threads. Then chains of `nowait` loops with one thread held back (the shim's
+ * slots are reused while others run ahead, and the held-back thread's chunks are stolen before it
+ * arrives), combined `parallel for` regions (gcc: libgomp sets their loop up, the shim must leave it),
  * team sizes changing between regions, nested teams, and two threads starting teams concurrently.
  * A loop prints one line (its parameters, the iteration count, the last value); a violation prints
  * "FAIL" and the exit status is 1. The output never depends on timing or on who ran what.
@@ -74,13 +78,16 @@ static void check(const char *what, const unsigned char *seen, long trip, long l
 #define SHAPES(T, sfx)                                                                                         \
     LOOP(dyn1_##sfx, T, "dynamic", PRAGMA(dynamic))                                                            \
     LOOP(dyn3_##sfx, T, "dynamic, 3", PRAGMA(dynamic, 3))                                                      \
+    LOOP(mono2_##sfx, T, "monotonic: dynamic, 2", PRAGMA(monotonic : dynamic, 2))                              \
+    LOOP(nmgui_##sfx, T, "nonmonotonic: guided", PRAGMA(nonmonotonic : guided))                                \
     LOOP(dynbig_##sfx, T, "dynamic, 1000", PRAGMA(dynamic, 1000))                                              \
     LOOP(gui1_##sfx, T, "guided", PRAGMA(guided))                                                              \
     LOOP(gui5_##sfx, T, "guided, 5", PRAGMA(guided, 5))                                                        \
     LOOP(auto_##sfx, T, "auto", PRAGMA(auto))                                                                  \
     LOOP(run_##sfx, T, "runtime", PRAGMA(runtime))                                                             \
-    static void (*const shapes_##sfx[])(int, T, T, long) = { dyn1_##sfx, dyn3_##sfx, dynbig_##sfx,            \
-                                                           gui1_##sfx, gui5_##sfx, auto_##sfx, run_##sfx };
+    static void (*const shapes_##sfx[])(int, T, T, long) = { dyn1_##sfx, dyn3_##sfx, mono2_##sfx, nmgui_##sfx, \
+                                                           dynbig_##sfx, gui1_##sfx, gui5_##sfx, auto_##sfx,   \
+                                                           run_##sfx };
 SHAPES(int, i)
 SHAPES(unsigned, u)
 SHAPES(long long, ll)
@@ -126,6 +133,31 @@ static void nowait_chain(int team, int loops, long n)
         char what[96];
         snprintf(what, sizeof what, "nowait chain team %d loop %d of %d", team, l, loops);
         check(what, seen[l], n, n - 1, n - 1);
+    }
+}
+
+/* Combined `parallel for` regions without lastprivate (gcc: GOMP_parallel_loop_nonmonotonic_dynamic, whose
+ * chunks stay libgomp's), between regions whose loops the shim serves. */
+static void combined(void)
+{
+    static unsigned char seen[4][MAXIT];
+    memset(seen, 0, sizeof seen);
+    for (int r = 0; r < 4; r++) {
+        if (r % 2) {
+#pragma omp parallel for num_threads(2) schedule(dynamic, 2)
+            for (long i = 0; i < 1000; i++)
+                seen[r][i]++;
+        } else {
+#pragma omp parallel num_threads(2)
+#pragma omp for schedule(dynamic, 2)
+            for (long i = 0; i < 1000; i++)
+                seen[r][i]++;
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s region %d", r % 2 ? "combined" : "separate", r);
+        check(what, seen[r], 1000, 999, 999);
     }
 }
 
@@ -176,6 +208,7 @@ int main(void)
     for (int r = 0; r < 3; r++) /* team sizes change between regions */
         for (int team = 4; team >= 2; team--)
             nowait_chain(team, 12, 50);
+    combined();
     nested();
     pthread_t th[2];
     for (long w = 0; w < 2; w++)

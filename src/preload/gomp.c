@@ -13,6 +13,7 @@
  *                        (libgomp's bookkeeping of the loop: the last thread out frees its work share)
  *                        and then the andgate barrier — what GOMP_loop_end does with libgomp's barrier
  *   GOMP_sections_end    likewise through GOMP_sections_end_nowait
+ * Loops: the chunks of dynamic and guided loops are handed out by gomp_loop.c (no libgomp work share).
  * Tasks: only libgomp can run deferred tasks at a barrier. From the first barrier a deferred task
  * (GOMP_task, GOMP_taskloop with their if clause true) precedes, the team takes libgomp's barrier for
  * the rest of the region, every thread at the same barrier, and threads already waiting at andgate's
@@ -30,7 +31,7 @@
 #include <stdbool.h>
 
 #include "preload.h"
-#include "team.h"
+#include "gomp.h"
 
 #define GOMP_TASK_FLAG_IF (1u << 10) /* gcc's gomp-constants.h: the if clause of a taskloop holds */
 
@@ -163,6 +164,11 @@ static inline struct ag_team_ctx *served(void)
     return resolved(c)->bar ? c : NULL;
 }
 
+struct ag_team_ctx *ag_gomp_team(void)
+{
+    return served();
+}
+
 void GOMP_barrier(void)
 {
     struct ag_team_ctx *c = served();
@@ -173,13 +179,16 @@ void GOMP_barrier(void)
 }
 
 /* The end of a worksharing construct: libgomp's nowait end (its bookkeeping: the last thread out frees
- * the construct's work share), then the team's barrier — what the blocking end does with libgomp's
- * barrier. Unserved: libgomp's blocking end. */
-static inline void worksharing_end(void (*const *nowait)(void), void (*const *blocking)(void))
+ * the construct's work share; none for a loop whose chunks gomp_loop.c handed out), then the team's
+ * barrier — what the blocking end does with libgomp's barrier. Unserved: libgomp's blocking end. */
+static inline void worksharing_end(void (*const *nowait)(void), void (*const *blocking)(void), int loop)
 {
     struct ag_team_ctx *c = served(); /* non-NULL: resolve() has run, the pointers are set */
     if (c) {
-        (*nowait)();
+        if (loop && c->loop.ours)
+            c->loop.ours = 0;
+        else
+            (*nowait)();
         if (ag_team_wait(c))
             real_barrier();
         return;
@@ -190,12 +199,12 @@ static inline void worksharing_end(void (*const *nowait)(void), void (*const *bl
 
 void GOMP_loop_end(void)
 {
-    worksharing_end(&real_loop_end_nowait, &real_loop_end);
+    worksharing_end(&real_loop_end_nowait, &real_loop_end, 1);
 }
 
 void GOMP_sections_end(void)
 {
-    worksharing_end(&real_sections_end_nowait, &real_sections_end);
+    worksharing_end(&real_sections_end_nowait, &real_sections_end, 0);
 }
 
 /* ---- tasks: a deferred one switches the team to libgomp's barrier (team_tasks.c) ---- */

@@ -7,13 +7,11 @@
  * both, traced or not: several microseconds per loop and per chunk (the `for-dynamic` construct: 5 us
  * under libomp against 1.1 us under libgomp, docs/results.md), more than the loop's barrier.
  *
- * What: OpenMP 5.0 §2.9.2 — dynamic: chunks of `chunk` iterations (default 1) to threads as they ask;
- * guided: chunks proportional to the unassigned iterations over the threads, never smaller than
- * `chunk` but for the last; auto: the implementation's choice (guided here); every iteration exactly
- * once, in chunks of consecutive iterations. Which thread gets which chunk is unspecified, and depends on
- * timing under libomp too. The last-iteration flag (lastprivate) is set for the chunk holding the last
- * iteration. A team of n >= 2 shares one counter per loop instance in its ag_team_loops (loops.h: the
- * ring of slots and why instance numbers agree); a team of one takes the whole range at once.
+ * What: the chunks as loops.c hands them out (OpenMP 5.0 §2.9.2): dynamic from one counter per loop
+ * instance, in iteration order, or with the nonmonotonic modifier (clang's default for dynamic) from
+ * per-thread runs with stealing, as libomp's own static_steal does; guided and auto (the
+ * implementation's choice: guided here) in shrinking chunks. The last-iteration flag (lastprivate) is
+ * set for the chunk holding the last iteration; a team of one takes the whole range at once.
  * Static kinds reach the dispatcher too (schedule(runtime) with a static run-sched-var, the default):
  * each thread computes its chunks as libomp splits them (served_kind).
  * Left to libomp: ordered loops (their kinds differ, and __kmpc_dispatch_fini_* goes with them),
@@ -24,19 +22,18 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "kmp.h"
 #include "preload.h"
 #include "team.h"
-#include "wait.h"
 
 /* libomp's enum sched_type (kmp.h of the LLVM sources) and omp_sched_t (omp.h) */
 enum { SCHED_STATIC_CHUNKED = 33, SCHED_STATIC = 34, SCHED_DYNAMIC = 35, SCHED_GUIDED = 36, SCHED_RUNTIME = 37,
        SCHED_AUTO = 38, SCHED_GUIDED_ITER = 42, SCHED_GUIDED_ANALYTICAL = 43 };
-#define SCHED_MODIFIERS ((1 << 29) | (1 << 30)) /* monotonic, nonmonotonic: both allow any hand-out order */
+#define SCHED_NONMONOTONIC (1 << 30)                  /* the chunks may go out in any order */
+#define SCHED_MODIFIERS ((1 << 29) | SCHED_NONMONOTONIC) /* monotonic, nonmonotonic */
 enum { OMP_SCHED_STATIC = 1, OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 };
 #define OMP_SCHED_MONOTONIC 0x80000000u
 
@@ -70,7 +67,7 @@ static int served_kind(int32_t sched, int64_t *chunk)
     case SCHED_STATIC_CHUNKED:
         return serving_static ? AG_LOOP_STATIC_CHUNKED : -1;
     case SCHED_DYNAMIC:
-        return AG_LOOP_DYNAMIC;
+        return sched & SCHED_NONMONOTONIC ? AG_LOOP_STEAL : AG_LOOP_DYNAMIC;
     case SCHED_GUIDED:
     case SCHED_GUIDED_ITER:
     case SCHED_GUIDED_ANALYTICAL:
@@ -97,117 +94,14 @@ static int served_kind(int32_t sched, int64_t *chunk)
     }
 }
 
-/* Instance g of this team may use its slot once every thread is done with instance g - AG_LOOP_SLOTS.
- * The acquire pairs with that instance's last finisher's release in finish(): its reset of `next` and
- * `done` is visible here. Waiting happens only to a thread AG_LOOP_SLOTS - 1 `nowait` loops ahead. */
-static void wait_turn(struct ag_loop_slot *s, uint64_t g)
-{
-    for (unsigned spins = 0; atomic_load_explicit(&s->turn, memory_order_acquire) != g; spins++) {
-        if (spins < 1000)
-            ag_cpu_relax();
-        else
-            sched_yield(); /* the slowest thread may be waiting for this CPU */
-    }
-}
-
-/* Begin a loop of `trip` iterations in the calling thread's team: 1 when the shim serves it. Static
- * loops need nothing shared: each thread computes its own chunks, and they take no instance number
- * (every thread sees the same kind, so all of them skip it alike). */
+/* Begin a loop in the calling thread's team: 1 when the shim serves it (loops.c). */
 static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
 {
-    const int shared = kind == AG_LOOP_DYNAMIC || kind == AG_LOOP_GUIDED;
-    if (shared && c->n >= 2 && !c->loops)
-        return 0; /* the whole team lacks the state (same entry): libomp for all of them */
-    uint64_t ch = chunk < 1 ? 1 : (uint64_t)chunk;
-    c->loop = (struct ag_loop_cur){ .active = 1, .trip = trip, .chunk = ch, .lb = lb, .st = st, .n = c->n,
-                                    .tid = c->tid, .kind = kind };
-    /* fetch-and-add may carry `next` past the trip count by a chunk per thread: only where that
-     * cannot wrap; else the compare-and-swap path, which never passes it */
-    c->loop.cas = kind == AG_LOOP_GUIDED || ch > (UINT64_MAX - trip) / (c->n + 1u);
-    if (kind == AG_LOOP_STATIC_CHUNKED)
-        c->loop.own = c->tid; /* this thread's first chunk; then every n-th */
-    if (shared && c->n >= 2) {
-        uint64_t g = c->loops->mine[c->tid].begun++;
-        c->loop.slot = &c->loops->slot[g % AG_LOOP_SLOTS];
-        c->loop.instance = g;
-        wait_turn(c->loop.slot, g);
-    }
+    if (!ag_loop_begin(c, kind, trip, chunk, lb, st))
+        return 0;
     if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
         ag_preload_verbose("andgate-preload: libomp's dynamic, guided, auto and runtime loops handed out by the shim\n");
     return 1;
-}
-
-/* Static chunks: schedule(static), trip / n iterations per thread and one more for the first trip % n,
- * in thread order (one chunk, `own` marks it taken); schedule(static, c): chunks of c dealt round-robin
- * from thread 0 (`own` is this thread's next chunk). */
-static int take_static(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
-{
-    if (l->kind == AG_LOOP_STATIC) {
-        const uint64_t small = l->trip / l->n, extras = l->trip % l->n;
-        const uint64_t count = small + (l->tid < extras);
-        if (l->own || !count)
-            return 0;
-        l->own = 1;
-        *first = l->tid * small + (l->tid < extras ? l->tid : extras), *end = *first + count;
-        return 1;
-    }
-    if (!l->trip || l->own > (l->trip - 1) / l->chunk)
-        return 0; /* no chunk starts at own * chunk (tested before multiplying: no wrap) */
-    *first = l->own * l->chunk;
-    *end = l->trip - *first > l->chunk ? *first + l->chunk : l->trip;
-    l->own += l->n;
-    return 1;
-}
-
-/* The next chunk [*first, *end) of iteration indices, or 0: the loop is exhausted for this thread.
- * Relaxed: the counter orders nothing but itself; the loop's barrier orders the iterations' data. */
-static int take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
-{
-    if (l->kind == AG_LOOP_STATIC || l->kind == AG_LOOP_STATIC_CHUNKED)
-        return take_static(l, first, end);
-    if (!l->slot) { /* a team of one */
-        if (l->own >= l->trip)
-            return 0;
-        *first = l->own, *end = l->own = l->trip;
-        return 1;
-    }
-    _Atomic uint64_t *next = &l->slot->next;
-    if (!l->cas) {
-        uint64_t i = atomic_fetch_add_explicit(next, l->chunk, memory_order_relaxed);
-        if (i >= l->trip)
-            return 0;
-        *first = i, *end = l->trip - i > l->chunk ? i + l->chunk : l->trip;
-        return 1;
-    }
-    uint64_t i = atomic_load_explicit(next, memory_order_relaxed), c;
-    do {
-        if (i >= l->trip)
-            return 0;
-        uint64_t rest = l->trip - i;
-        c = l->kind == AG_LOOP_GUIDED ? rest / (2u * l->n) : 0; /* guided: half the even share of what is left */
-        if (c < l->chunk)
-            c = l->chunk;
-        if (c > rest)
-            c = rest;
-    } while (!atomic_compare_exchange_weak_explicit(next, &i, i + c, memory_order_relaxed, memory_order_relaxed));
-    *first = i, *end = i + c;
-    return 1;
-}
-
-/* This thread found the loop exhausted: it never touches the instance's counters again. The last of
- * the n threads resets them and hands the slot to instance g + AG_LOOP_SLOTS. acq_rel: every thread's
- * last access to `next` precedes its increment of `done` (release), and the last finisher's increment
- * reads them all (acquire), so its reset comes after every access; its release store of `turn` pairs
- * with wait_turn's acquire. */
-static void finish(struct ag_loop_cur *l)
-{
-    l->active = 0;
-    struct ag_loop_slot *s = l->slot;
-    if (!s || atomic_fetch_add_explicit(&s->done, 1, memory_order_acq_rel) + 1 < l->n)
-        return;
-    atomic_store_explicit(&s->next, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->turn, l->instance + AG_LOOP_SLOTS, memory_order_release);
 }
 
 /* The calling thread's team context when the shim may serve its loops. */
@@ -264,8 +158,8 @@ static void resolve(void)
         if (c && c->loop.active) {                                                                         \
             struct ag_loop_cur *l = &c->loop;                                                              \
             uint64_t first, end;                                                                           \
-            if (!take(l, &first, &end)) {                                                                  \
-                finish(l);                                                                                 \
+            if (!ag_loop_take(l, &first, &end)) {                                                          \
+                ag_loop_finish(l);                                                                         \
                 return 0;                                                                                  \
             }                                                                                              \
             *lo = (T)((U)l->lb + (U)first * (U)l->st);                                                     \

@@ -1,5 +1,5 @@
-/* loops.h — the shared state of a team's dynamically scheduled worksharing loops (kmp_dispatch.c serves
- * libomp's; libgomp's stay libgomp's).
+/* loops.h — worksharing loops whose chunks the shim hands out itself (loops.c), for libomp
+ * (kmp_dispatch.c: dynamic, guided, auto, runtime) and libgomp (gomp_loop.c: dynamic and guided).
  *
  * A team (one barrier entry of team.c: a master, a level, n threads) runs its worksharing loops in the
  * same order in every thread (OpenMP 5.0 §2.9: every thread of a team encounters the same worksharing
@@ -24,6 +24,13 @@ struct ag_loop_slot {
     _Atomic unsigned done;              /* threads that found the instance exhausted */
 };
 
+/* AG_LOOP_STEAL: one thread's chunks of a slot's instance, chunk indices [lo, hi) packed as
+ * lo << 32 | hi, or AG_LOOP_UNSET before any thread has touched them in this instance. */
+struct ag_loop_range {
+    _Alignas(64) _Atomic uint64_t lohi;
+};
+#define AG_LOOP_UNSET UINT64_MAX
+
 struct ag_loop_mine {
     _Alignas(64) uint64_t begun; /* loops this thread index has begun: written by that thread only */
 };
@@ -31,26 +38,54 @@ struct ag_loop_mine {
 struct ag_team_loops {
     unsigned n;
     struct ag_loop_slot slot[AG_LOOP_SLOTS];
-    struct ag_loop_mine mine[]; /* n */
+    struct ag_loop_range *range; /* AG_LOOP_SLOTS * n, in this allocation: slot s, thread t at s * n + t */
+    struct ag_loop_mine mine[];  /* n */
 };
 
 /* The state of a team of n threads (n >= 2), every slot free for its first instance; NULL when out of
  * memory. Freed with free(). */
 struct ag_team_loops *ag_team_loops_new(unsigned n);
 
-/* How a loop's chunks are handed out (kmp_dispatch.c) */
-enum { AG_LOOP_DYNAMIC, AG_LOOP_GUIDED, AG_LOOP_STATIC, AG_LOOP_STATIC_CHUNKED };
+/* How a loop's chunks are handed out:
+ *   AG_LOOP_DYNAMIC        chunks of `chunk` in iteration order from one counter, to threads as they ask
+ *   AG_LOOP_STEAL          nonmonotonic dynamic: thread t starts on the t-th of n equal runs of chunks
+ *                          (the iterations a static split gives it, whose data it likely touched last) and,
+ *                          when its own are gone, takes half of what another thread has left
+ *   AG_LOOP_GUIDED         chunks of half the even share of what is left, never below `chunk`
+ *   AG_LOOP_STATIC(_CHUNKED) libomp's static splits, computed by each thread alone (kmp_dispatch.c) */
+enum { AG_LOOP_DYNAMIC, AG_LOOP_GUIDED, AG_LOOP_STATIC, AG_LOOP_STATIC_CHUNKED, AG_LOOP_STEAL };
+/* AG_LOOP_STEAL only where every thread's run holds this many chunks or more; fewer go to the counter.
+ * Stealing pays per chunk (each thread takes from its own line, near its own data) and costs at the
+ * end (a look at every other thread's run, one exchange for the last chunk, the runs reset): a loop of
+ * one chunk per thread (EPCC's for-dynamic) cost 1.5-2x as much with it on 2 CPUs. */
+#define AG_LOOP_STEAL_MIN_RUN 4
 
 /* A thread's dynamically scheduled loop in progress (in its team context, one per nesting level). */
 struct ag_loop_cur {
-    int active;                /* 1: the shim serves this loop's chunks; 0: libomp does */
+    int active;                /* 1: the shim serves this loop's chunks; 0: the runtime does */
+    int ours;                  /* gomp_loop.c: the thread's current worksharing loop is the shim's, until
+                                * its end (libgomp keeps no work share for it) */
     struct ag_loop_slot *slot; /* NULL: a team of one or a static loop; the counter is `own` */
-    uint64_t instance, trip, chunk, own;
+    struct ag_loop_range *ranges; /* AG_LOOP_STEAL: the slot's n ranges */
+    uint64_t instance, trip, chunk, own, nchunks;
     uint64_t lb;               /* the first iteration's value, as the unsigned twin of the loop's type */
+    uint64_t hi;               /* gomp_loop.c: the loop's end value, which ends the last chunk */
     int64_t st;                /* the increment */
     unsigned n, tid;
     int kind;                  /* AG_LOOP_* */
     int cas;                   /* hand out by compare-and-swap (guided, or fetch-and-add could wrap) */
 };
+
+struct ag_team_ctx;
+/* Begin a loop of `trip` iterations (index 0 is the value lb, each next one st further) of `kind` in the
+ * calling thread's served team: 1 when the shim hands out its chunks (c->loop set up), 0 when the
+ * runtime must (a team without loop state: the same answer in every thread of the team). A kind that
+ * needs state shared by the team takes the team's next instance number. */
+int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st);
+/* The next chunk [*first, *end) of iteration indices, or 0: the loop is exhausted for this thread, and
+ * ag_loop_finish(l) must follow. */
+int ag_loop_take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end);
+/* This thread found the loop exhausted: it never touches the instance's shared state again. */
+void ag_loop_finish(struct ag_loop_cur *l);
 
 #endif

@@ -7,7 +7,8 @@ struct ag_preload_env {
     int enabled; /* ANDGATE_PRELOAD (default 1); 0 also when any ANDGATE_* value is malformed */
     int gomp;    /* ANDGATE_GOMP (default 1): serve libgomp's barriers */
     int omp;     /* ANDGATE_OMP (default 1): serve libomp's barriers */
-    int omp_loops; /* ANDGATE_OMP_LOOPS (default 1): schedule libomp's loops (kmp_loop.c, kmp_dispatch.c) */
+    int omp_loops; /* ANDGATE_OMP_LOOPS (default 1): schedule the runtimes' loops (kmp_loop.c, kmp_dispatch.c,
+                    * gomp_loop.c) */
     int verbose; /* ANDGATE_VERBOSE (default 0) */
 };
 

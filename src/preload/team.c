@@ -220,18 +220,6 @@ found:
     return e ? e->bar : NULL;
 }
 
-struct ag_team_loops *ag_team_loops_new(unsigned n)
-{
-    struct ag_team_loops *l = aligned_alloc(64, (sizeof *l + n * sizeof l->mine[0] + 63) / 64 * 64);
-    if (!l)
-        return NULL;
-    memset(l, 0, sizeof *l + n * sizeof l->mine[0]);
-    l->n = n;
-    for (unsigned i = 0; i < AG_LOOP_SLOTS; i++)
-        atomic_init(&l->slot[i].turn, i);
-    return l;
-}
-
 /* Before a region, with the previous one joined (nobody inside a barrier of the set): the barriers that
  * team_tasks.c broke made usable again; one that cannot be (it never happens: EBUSY means somebody is
  * inside) is dropped, and its team size keeps the runtime's barrier and loops from then on. */

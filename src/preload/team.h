@@ -82,7 +82,7 @@ struct ag_team_ctx {
     uint64_t episodes; /* barriers this thread ran in the current region (team_tasks.c) */
     int tasking;       /* deferred tasks appeared: the runtime's barrier from now on (team_tasks.c) */
     struct ag_team_loops *loops; /* the team's dynamically scheduled loops (NULL: the runtime's) */
-    struct ag_loop_cur loop;     /* kmp_dispatch.c: this thread's loop in progress */
+    struct ag_loop_cur loop;     /* kmp_dispatch.c, gomp_loop.c: this thread's loop in progress */
 };
 
 /* Record that this thread is thread tid of a team of n started from set s at level (s may be NULL: not
@@ -91,7 +91,7 @@ static inline void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s,
                                  unsigned tid)
 {
     ctx->set = s, ctx->level = level, ctx->n = n, ctx->tid = tid;
-    ctx->resolved = 0, ctx->episodes = 0, ctx->tasking = 0, ctx->loop.active = 0;
+    ctx->resolved = 0, ctx->episodes = 0, ctx->tasking = 0, ctx->loop.active = 0, ctx->loop.ours = 0;
 }
 
 /* Look up what serves the team of an entered context (once per region; `runtime` names it in

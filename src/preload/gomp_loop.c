@@ -1,0 +1,153 @@
+/* gomp_loop.c — libgomp's dynamically scheduled loops (schedule(dynamic) and guided, monotonic or not,
+ * long and unsigned long long) handed out by the shim in the teams gomp.c serves (loops.c: how).
+ *
+ * Why: libgomp starts each such loop with a work share that the first thread to arrive allocates and
+ * initialises while the others wait for it, and hands out every chunk from one counter. The shim's
+ * barriers bring the team to a loop together, so they meet there; and one counter deals consecutive
+ * chunks to alternate threads, so a thread's chunks are seldom the iterations it wrote in the static
+ * loop before (vcode's permute on 2 CPUs: the scatter's stores wait on lines the other core holds).
+ * gcc emits the nonmonotonic entry points for a plain schedule(dynamic) (OpenMP 5.0 §2.9.2: the order
+ * is then unspecified), which the shim serves with per-thread runs and stealing (AG_LOOP_STEAL).
+ *
+ * How: GOMP_loop_*_start begins the team's next loop instance and returns the first chunk, *_next the
+ * following ones; the loop's end (GOMP_loop_end, gomp.c, or GOMP_loop_end_nowait here) then skips
+ * libgomp's work-share bookkeeping, as libgomp never saw the loop. A chunk is [istart, iend) in the
+ * loop variable's values; the last chunk ends at the end value gcc passed, as libgomp's does.
+ * Left to libgomp: loops outside a served team (orphaned, a team of one, unwrapped regions); the
+ * combined GOMP_parallel_loop_* (libgomp sets their loop up before the team starts: their _next calls
+ * find no loop of the shim's and go to libgomp); runtime, static and ordered schedules, GOMP_loop_start
+ * (loops with task reductions) and GOMP_loop_doacross_*; chunks above INT64_MAX; everything when
+ * OMP_CANCELLATION=true (a cancelled loop is left before its chunks are exhausted) or
+ * ANDGATE_OMP_LOOPS=0.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gomp.h"
+#include "preload.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int serving;
+static _Atomic int told;
+static void (*real_end_nowait)(void);
+
+static void decide(void)
+{
+    const struct ag_preload_env *env = ag_preload_env();
+    int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
+    *(void **)&real_end_nowait = dlsym(RTLD_NEXT, "GOMP_loop_end_nowait");
+    serving = env->enabled && env->gomp && env->omp_loops && cancellation && !cancellation() && real_end_nowait;
+}
+
+/* The calling thread's served team when the shim may hand out its loops. */
+static struct ag_team_ctx *loop_ctx(void)
+{
+    pthread_once(&once, decide);
+    return serving ? ag_gomp_team() : NULL;
+}
+
+/* Begin the loop in c's team: 1 when the shim serves it. */
+static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk, uint64_t lb, int64_t st,
+                 uint64_t end)
+{
+    if (chunk > INT64_MAX || !ag_loop_begin(c, kind, trip, (int64_t)chunk, lb, st))
+        return 0;
+    c->loop.ours = 1, c->loop.hi = end;
+    if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
+        ag_preload_verbose("andgate-preload: libgomp's dynamic and guided loops handed out by the shim\n");
+    return 1;
+}
+
+/* The thread's next chunk as loop values [*first, *end), or false when it has none left. */
+static bool next(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
+{
+    uint64_t a, b;
+    if (!ag_loop_take(l, &a, &b)) {
+        ag_loop_finish(l);
+        return false;
+    }
+    *first = l->lb + a * (uint64_t)l->st;
+    *end = b == l->trip ? l->hi : l->lb + b * (uint64_t)l->st;
+    return true;
+}
+
+/* Iterations from start while below end (up) or above it, by steps of magnitude mag. */
+static inline uint64_t trip_of(bool up, uint64_t start, uint64_t end, uint64_t mag, bool more)
+{
+    return more ? ((up ? end - start : start - end) - 1) / mag + 1 : 0;
+}
+
+#define REAL(name, ...)                                                                                    \
+    static bool (*real)(__VA_ARGS__);                                                                      \
+    if (!real)                                                                                             \
+        *(void **)&real = dlsym(RTLD_NEXT, name)
+
+/* long loops: from start while below end (incr > 0) or above it (incr < 0) */
+#define LONG_LOOP(name, KIND)                                                                              \
+    bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart, long *iend)   \
+    {                                                                                                      \
+        struct ag_team_ctx *c = incr ? loop_ctx() : NULL;                                                  \
+        if (c) {                                                                                           \
+            const bool up = incr > 0;                                                                      \
+            const uint64_t mag = up ? (uint64_t)incr : 0 - (uint64_t)incr;                                 \
+            const bool more = up ? start < end : start > end;                                              \
+            const uint64_t trip = trip_of(up, (uint64_t)start, (uint64_t)end, mag, more);                  \
+            if (begin(c, KIND, trip, chunk < 1 ? 1 : (uint64_t)chunk, (uint64_t)start, incr, (uint64_t)end)) \
+                return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                               \
+        }                                                                                                  \
+        REAL("GOMP_loop_" #name "_start", long, long, long, long, long *, long *);                        \
+        return real(start, end, incr, chunk, istart, iend);                                                \
+    }                                                                                                      \
+    bool GOMP_loop_##name##_next(long *istart, long *iend)                                                 \
+    {                                                                                                      \
+        struct ag_team_ctx *c = ag_gomp_team();                                                            \
+        if (c && c->loop.active)                                                                           \
+            return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
+        REAL("GOMP_loop_" #name "_next", long *, long *);                                                  \
+        return real(istart, iend);                                                                         \
+    }
+
+/* unsigned long long loops: up tells the direction, incr is the step's two's complement when down */
+typedef unsigned long long ull;
+#define ULL_LOOP(name, KIND)                                                                               \
+    bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,       \
+                                      ull *iend)                                                           \
+    {                                                                                                      \
+        struct ag_team_ctx *c = incr ? loop_ctx() : NULL;                                                  \
+        if (c) {                                                                                           \
+            const uint64_t trip = trip_of(up, start, end, up ? incr : 0 - incr, up ? start < end : start > end); \
+            if (begin(c, KIND, trip, chunk < 1 ? 1 : chunk, start, (int64_t)incr, end))                   \
+                return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                               \
+        }                                                                                                  \
+        REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull, ull *, ull *);                    \
+        return real(up, start, end, incr, chunk, istart, iend);                                            \
+    }                                                                                                      \
+    bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                                               \
+    {                                                                                                      \
+        struct ag_team_ctx *c = ag_gomp_team();                                                            \
+        if (c && c->loop.active)                                                                           \
+            return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
+        REAL("GOMP_loop_ull_" #name "_next", ull *, ull *);                                                \
+        return real(istart, iend);                                                                         \
+    }
+
+#define LOOPS(name, KIND) LONG_LOOP(name, KIND) ULL_LOOP(name, KIND)
+LOOPS(dynamic, AG_LOOP_DYNAMIC)
+LOOPS(guided, AG_LOOP_GUIDED)
+LOOPS(nonmonotonic_dynamic, AG_LOOP_STEAL)
+LOOPS(nonmonotonic_guided, AG_LOOP_GUIDED)
+
+/* A nowait loop's end: nothing for a loop of the shim's (a blocking end is gomp.c's GOMP_loop_end). */
+void GOMP_loop_end_nowait(void)
+{
+    struct ag_team_ctx *c = ag_gomp_team();
+    if (c && c->loop.ours) {
+        c->loop.ours = 0;
+        return;
+    }
+    pthread_once(&once, decide);
+    real_end_nowait();
+}

@@ -1,0 +1,107 @@
+/* test_loops.c — the shim's loop hand-out (src/preload/loops.c) run directly by a team of plain threads,
+ * also in the sanitizer builds: every iteration of every loop instance exactly once, chunks of the
+ * promised sizes, and the chunk holding the last iteration the final one its thread gets (lastprivate
+ * depends on it). Teams of 2, 3 and 5 threads (5 outnumber the CPUs of a small machine) run 240 loops in
+ * a row without a barrier between them, as `nowait` loops do, with random pauses, so threads run up to
+ * a ring of slots ahead, steal from threads that have not begun a loop yet, and reuse slots. Kinds:
+ * dynamic from one counter, nonmonotonic dynamic with stealing, guided; trip counts 0-1000; chunks 1, 3,
+ * 50. Nothing is timed. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "preload/team.h"
+
+enum { LOOPS = 240, MAXTRIP = 1000, MAXN = 5 };
+static const uint64_t trips[] = { 0, 1, 2, 3, 7, 64, 1000 };
+static const int64_t chunks[] = { 1, 3, 50 };
+static const int kinds[] = { AG_LOOP_STEAL, AG_LOOP_DYNAMIC, AG_LOOP_GUIDED };
+
+static _Atomic unsigned char ran[LOOPS][MAXTRIP];
+static _Atomic int bad_chunks, after_last;
+
+struct member {
+    pthread_t th;
+    struct ag_team_ctx ctx;
+    unsigned seed;
+};
+
+static void shape(int l, int *kind, uint64_t *trip, int64_t *chunk)
+{
+    *kind = kinds[l % 3];
+    *trip = trips[(l / 3) % 7];
+    *chunk = chunks[(l / 21) % 3];
+}
+
+static void *member(void *arg)
+{
+    struct member *m = arg;
+    for (int l = 0; l < LOOPS; l++) {
+        int kind;
+        uint64_t trip, first, end;
+        int64_t chunk;
+        shape(l, &kind, &trip, &chunk);
+        if (rand_r(&m->seed) % 8 == 0)
+            usleep(rand_r(&m->seed) % 300); /* held back: the others run ahead or steal its run */
+        if (!ag_loop_begin(&m->ctx, kind, trip, chunk, 0, 1))
+            abort();
+        int had_last = 0;
+        while (ag_loop_take(&m->ctx.loop, &first, &end)) {
+            if (had_last)
+                atomic_fetch_add(&after_last, 1);
+            /* every chunk but the one ending the loop has `chunk` iterations (guided: at least) */
+            int exact = kind != AG_LOOP_GUIDED;
+            if (!(first < end && end <= trip &&
+                  (end == trip || (exact ? end - first == (uint64_t)chunk : end - first >= (uint64_t)chunk))))
+                atomic_fetch_add(&bad_chunks, 1);
+            for (uint64_t i = first; i < end && i < trip; i++)
+                atomic_fetch_add_explicit(&ran[l][i], 1, memory_order_relaxed);
+            had_last |= end == trip;
+        }
+        ag_loop_finish(&m->ctx.loop);
+    }
+    return NULL;
+}
+
+static void team(unsigned n)
+{
+    memset(ran, 0, sizeof ran);
+    atomic_store(&bad_chunks, 0), atomic_store(&after_last, 0);
+    struct ag_team_loops *loops = ag_team_loops_new(n);
+    CHECK(loops != NULL, "ag_team_loops_new(%u)\n", n);
+    if (!loops)
+        return;
+    struct member m[MAXN];
+    for (unsigned t = 0; t < n; t++) {
+        memset(&m[t], 0, sizeof m[t]);
+        m[t].ctx.n = n, m[t].ctx.tid = t, m[t].ctx.loops = loops, m[t].seed = 7919 * (t + 1) + n;
+        pthread_create(&m[t].th, NULL, member, &m[t]);
+    }
+    for (unsigned t = 0; t < n; t++)
+        pthread_join(m[t].th, NULL);
+    long wrong = 0;
+    for (int l = 0; l < LOOPS; l++) {
+        int kind;
+        uint64_t trip;
+        int64_t chunk;
+        shape(l, &kind, &trip, &chunk);
+        for (uint64_t i = 0; i < MAXTRIP; i++)
+            wrong += atomic_load(&ran[l][i]) != (i < trip);
+    }
+    CHECK(wrong == 0, "team of %u: %ld iterations not run exactly once\n", n, wrong);
+    CHECK(atomic_load(&bad_chunks) == 0, "team of %u: %d chunks of the wrong size\n", n, atomic_load(&bad_chunks));
+    CHECK(atomic_load(&after_last) == 0, "team of %u: %d chunks after a thread's last chunk\n", n,
+          atomic_load(&after_last));
+    free(loops);
+}
+
+int main(void)
+{
+    for (unsigned n = 2; n <= MAXN; n += n == 2 ? 1 : 2)
+        team(n);
+    return check_done();
+}
