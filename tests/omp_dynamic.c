@@ -5,7 +5,7 @@
  *
  * The shim hands out libgomp's too (gomp_loop.c), and steals chunks in nonmonotonic dynamic loops.
  *
- * Loops: int, unsigned, long long and unsigned long long variables; increments 1, 3, -1 (signed); trip counts
+ * Loops: int, unsigned, long long and unsigned long long variables; increments 1, 3, -1, -7; trip counts
  * 0-9, 100, 4096; ranges ending at the types' limits; schedule(dynamic, c) for c in 1, 3, 1000,
  * monotonic: dynamic, 2, guided (1, 5), nonmonotonic: guided, auto and runtime (OMP_SCHEDULE from the
  * script); teams of 1-5 threads. Then chains of `nowait` loops with one thread held back (the shim's
@@ -106,9 +106,10 @@ static void shapes(int team)
             shapes_i[s](team, -5, (int)(-5 + 3 * n), 3);
             shapes_i[s](team, INT_MAX, (int)(INT_MAX - n), -1);
             shapes_u[s](team, 7, (unsigned)(7 + n), 1);
-            shapes_u[s](team, (unsigned)(UINT_MAX - 3 * n), UINT_MAX, 3); /* unsigned counts up only */
+            shapes_u[s](team, (unsigned)(UINT_MAX - 3 * n), UINT_MAX, 3);
             shapes_ll[s](team, LLONG_MIN, LLONG_MIN + 3 * n, 3);
             shapes_ull[s](team, ULLONG_MAX - n, ULLONG_MAX, 1);
+            shapes_ull[s](team, 5 + 7 * (unsigned long long)n, 5, -7); /* gcc: GOMP_loop_ull_* with up = false */
         }
     }
 }
