@@ -100,7 +100,8 @@ static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, 
     if (!ag_loop_begin(c, kind, trip, chunk, lb, st))
         return 0;
     if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
-        ag_preload_verbose("andgate-preload: libomp's dynamic, guided, auto and runtime loops handed out by the shim\n");
+        ag_preload_verbose("andgate-preload: libomp's dynamic, guided, auto and runtime loops handed out by the "
+                           "shim\n");
     return 1;
 }
 

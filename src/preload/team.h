@@ -36,7 +36,8 @@ struct ag_team_region {
 /* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
  * runs: its set for the teams it starts at that level, made ready for the new region (broken barriers
  * repaired, whether the region just joined made deferred tasks noted in its record; the enclosing teams'
- * threads noted from master_ctx, the starting thread's own context, resolved, or NULL). NULL when the level is too deep or memory is exhausted (then the runtime keeps its barriers). */
+ * threads noted from master_ctx, the starting thread's own context, resolved, or NULL). NULL when the
+ * level is too deep or memory is exhausted (then the runtime keeps its barriers). */
 struct ag_team_set *ag_team_begin(int level, const struct ag_team_ctx *master_ctx);
 /* After ag_team_begin(s), always: the region record of (fn, data) for this region's threads to read. A set
  * keeps the last few regions it ran and writes one only when it is new, so a program that alternates
