@@ -28,8 +28,8 @@ agree() { # agree NAME REF: NAME's lines equal REF's wherever REF's is not a FAI
 }
 told() { grep -c 'loops handed out by the shim' "$tmp/$1.err"; }
 libomp=0; readelf -d "$bin" 2> /dev/null | grep -q 'NEEDED.*libomp' && libomp=1
-for sched in dynamic,4 guided,2 static; do
-  s=${sched%%,*}
+for sched in dynamic,4 guided,2 static static,3 auto; do
+  s=${sched/,/_}
   run plain-$s 1 OMP_SCHEDULE=$sched
   echo "runtime alone, OMP_SCHEDULE=$sched: $(grep -c '^FAIL' "$tmp/plain-$s.out") loops wrong"
   [ $libomp = 0 ] && ! grep -q '^FAIL' "$tmp/plain-$s.out" && pass=$((pass + 1))

@@ -1,5 +1,5 @@
-/* gomp_loop.c — libgomp's dynamically scheduled loops (schedule(dynamic) and guided, monotonic or not,
- * long and unsigned long long) handed out by the shim in the teams gomp.c serves (loops.c: how).
+/* gomp_loop.c — libgomp's dynamically scheduled loops (schedule(dynamic), guided and runtime, monotonic
+ * or not, long and unsigned long long) handed out by the shim in the teams gomp.c serves (loops.c: how).
  *
  * Why: libgomp starts each such loop with a work share that the first thread to arrive allocates and
  * initialises while the others wait for it, and hands out every chunk from one counter. The shim's
@@ -15,8 +15,9 @@
  * loop variable's values; the last chunk ends at the end value gcc passed, as libgomp's does.
  * Left to libgomp: loops outside a served team (orphaned, a team of one, unwrapped regions); the
  * combined GOMP_parallel_loop_* (libgomp sets their loop up before the team starts: their _next calls
- * find no loop of the shim's and go to libgomp); runtime, static and ordered schedules, GOMP_loop_start
- * (loops with task reductions) and GOMP_loop_doacross_*; chunks above INT64_MAX; everything when
+ * find no loop of the shim's and go to libgomp); static and ordered schedules (gcc inlines static ones),
+ * GOMP_loop_start (loops with task reductions) and GOMP_loop_doacross_*; chunks above INT64_MAX; a
+ * run-sched-var of a kind libgomp added beyond OpenMP's four; everything when
  * OMP_CANCELLATION=true (a cancelled loop is left before its chunks are exhausted) or
  * ANDGATE_OMP_LOOPS=0.
  */
@@ -33,13 +34,18 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int serving;
 static _Atomic int told;
 static void (*real_end_nowait)(void);
+static void (*get_schedule)(int *, int *);
+enum { OMP_SCHED_STATIC = 1, OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 }; /* omp.h */
+#define OMP_SCHED_MONOTONIC 0x80000000u
 
 static void decide(void)
 {
     const struct ag_preload_env *env = ag_preload_env();
     int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
     *(void **)&real_end_nowait = dlsym(RTLD_NEXT, "GOMP_loop_end_nowait");
-    serving = env->enabled && env->gomp && env->omp_loops && cancellation && !cancellation() && real_end_nowait;
+    *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
+    serving = env->enabled && env->gomp && env->omp_loops && cancellation && !cancellation() && real_end_nowait &&
+              get_schedule;
 }
 
 /* The calling thread's served team when the shim may hand out its loops. */
@@ -80,65 +86,129 @@ static inline uint64_t trip_of(bool up, uint64_t start, uint64_t end, uint64_t m
     return more ? ((up ? end - start : start - end) - 1) / mag + 1 : 0;
 }
 
+/* schedule(runtime): the kind the run-sched-var names (OMP_SCHEDULE, omp_set_schedule; libgomp's
+ * default is dynamic, 1), *chunk its chunk; -1: libgomp's. Static kinds are split as gcc splits an
+ * inlined schedule(static) loop (loops.c's static splits are the same), so a static runtime loop and a
+ * static loop of the same trip count give every thread the same iterations, as OpenMP 5.0 §2.9.2
+ * requires; auto is static without a chunk, as libgomp runs it. Every thread reads its own ICV: like libgomp, this takes a
+ * team whose threads disagree on it (omp_set_schedule inside the region) to be outside OpenMP. */
+static int runtime_kind(int nonmonotonic, int64_t *chunk)
+{
+    int kind = 0, c = 0;
+    get_schedule(&kind, &c);
+    *chunk = c;
+    switch ((unsigned)kind & ~OMP_SCHED_MONOTONIC) {
+    case OMP_SCHED_STATIC:
+        return c >= 1 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC;
+    case OMP_SCHED_AUTO:
+        return AG_LOOP_STATIC;
+    case OMP_SCHED_DYNAMIC:
+        return nonmonotonic && !((unsigned)kind & OMP_SCHED_MONOTONIC) ? AG_LOOP_STEAL : AG_LOOP_DYNAMIC;
+    case OMP_SCHED_GUIDED:
+        return AG_LOOP_GUIDED;
+    default:
+        return -1;
+    }
+}
+
+/* A long loop from start while below end (incr > 0) or above it (incr < 0), in c's team: true or false
+ * (the thread's first chunk, or none), or -1 when libgomp must run it. */
+static int start_long(struct ag_team_ctx *c, int kind, int64_t chunk, long start, long end, long incr,
+                      long *istart, long *iend)
+{
+    if (!c || !incr || kind < 0)
+        return -1;
+    const bool up = incr > 0;
+    const uint64_t mag = up ? (uint64_t)incr : 0 - (uint64_t)incr;
+    const uint64_t trip = trip_of(up, (uint64_t)start, (uint64_t)end, mag, up ? start < end : start > end);
+    if (!begin(c, kind, trip, chunk < 1 ? 1 : (uint64_t)chunk, (uint64_t)start, incr, (uint64_t)end))
+        return -1;
+    return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
+}
+
+/* The same for unsigned long long: up tells the direction, incr is the step's two's complement when down */
+typedef unsigned long long ull;
+static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull start, ull end, ull incr,
+                     ull *istart, ull *iend)
+{
+    if (!c || !incr || kind < 0)
+        return -1;
+    const uint64_t trip = trip_of(up, start, end, up ? incr : 0 - incr, up ? start < end : start > end);
+    if (!begin(c, kind, trip, chunk < 1 ? 1 : chunk, start, (int64_t)incr, end))
+        return -1;
+    return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
+}
+
 #define REAL(name, ...)                                                                                    \
     static bool (*real)(__VA_ARGS__);                                                                      \
     if (!real)                                                                                             \
         *(void **)&real = dlsym(RTLD_NEXT, name)
 
-/* long loops: from start while below end (incr > 0) or above it (incr < 0) */
-#define LONG_LOOP(name, KIND)                                                                              \
+/* The next chunk: the shim's while the thread is in a loop of its own, else libgomp's */
+#define NEXT(sfx, T)                                                                                       \
+    bool GOMP_loop_##sfx##_next(T *istart, T *iend)                                                        \
+    {                                                                                                      \
+        struct ag_team_ctx *c = ag_gomp_team();                                                            \
+        if (c && c->loop.active)                                                                           \
+            return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
+        REAL("GOMP_loop_" #sfx "_next", T *, T *);                                                         \
+        return real(istart, iend);                                                                         \
+    }
+
+#define CHUNKED(name, KIND)                                                                                \
     bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart, long *iend)   \
     {                                                                                                      \
-        struct ag_team_ctx *c = incr ? loop_ctx() : NULL;                                                  \
-        if (c) {                                                                                           \
-            const bool up = incr > 0;                                                                      \
-            const uint64_t mag = up ? (uint64_t)incr : 0 - (uint64_t)incr;                                 \
-            const bool more = up ? start < end : start > end;                                              \
-            const uint64_t trip = trip_of(up, (uint64_t)start, (uint64_t)end, mag, more);                  \
-            if (begin(c, KIND, trip, chunk < 1 ? 1 : (uint64_t)chunk, (uint64_t)start, incr, (uint64_t)end)) \
-                return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                               \
-        }                                                                                                  \
+        int r = start_long(loop_ctx(), KIND, chunk, start, end, incr, istart, iend);                       \
+        if (r >= 0)                                                                                        \
+            return r;                                                                                      \
         REAL("GOMP_loop_" #name "_start", long, long, long, long, long *, long *);                        \
         return real(start, end, incr, chunk, istart, iend);                                                \
     }                                                                                                      \
-    bool GOMP_loop_##name##_next(long *istart, long *iend)                                                 \
-    {                                                                                                      \
-        struct ag_team_ctx *c = ag_gomp_team();                                                            \
-        if (c && c->loop.active)                                                                           \
-            return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
-        REAL("GOMP_loop_" #name "_next", long *, long *);                                                  \
-        return real(istart, iend);                                                                         \
-    }
-
-/* unsigned long long loops: up tells the direction, incr is the step's two's complement when down */
-typedef unsigned long long ull;
-#define ULL_LOOP(name, KIND)                                                                               \
+    NEXT(name, long)                                                                                       \
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,       \
                                       ull *iend)                                                           \
     {                                                                                                      \
-        struct ag_team_ctx *c = incr ? loop_ctx() : NULL;                                                  \
-        if (c) {                                                                                           \
-            const uint64_t trip = trip_of(up, start, end, up ? incr : 0 - incr, up ? start < end : start > end); \
-            if (begin(c, KIND, trip, chunk < 1 ? 1 : chunk, start, (int64_t)incr, end))                   \
-                return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                               \
-        }                                                                                                  \
+        int r = start_ull(loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);                    \
+        if (r >= 0)                                                                                        \
+            return r;                                                                                      \
         REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull, ull *, ull *);                    \
         return real(up, start, end, incr, chunk, istart, iend);                                            \
     }                                                                                                      \
-    bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                                               \
-    {                                                                                                      \
-        struct ag_team_ctx *c = ag_gomp_team();                                                            \
-        if (c && c->loop.active)                                                                           \
-            return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
-        REAL("GOMP_loop_ull_" #name "_next", ull *, ull *);                                                \
-        return real(istart, iend);                                                                         \
-    }
+    NEXT(ull_##name, ull)
+CHUNKED(dynamic, AG_LOOP_DYNAMIC)
+CHUNKED(guided, AG_LOOP_GUIDED)
+CHUNKED(nonmonotonic_dynamic, AG_LOOP_STEAL)
+CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
 
-#define LOOPS(name, KIND) LONG_LOOP(name, KIND) ULL_LOOP(name, KIND)
-LOOPS(dynamic, AG_LOOP_DYNAMIC)
-LOOPS(guided, AG_LOOP_GUIDED)
-LOOPS(nonmonotonic_dynamic, AG_LOOP_STEAL)
-LOOPS(nonmonotonic_guided, AG_LOOP_GUIDED)
+/* schedule(runtime): no chunk argument (the ICV has it); NM: the entry allows any order */
+#define RUNTIME(name, NM)                                                                                  \
+    bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend)               \
+    {                                                                                                      \
+        struct ag_team_ctx *c = loop_ctx();                                                                \
+        int64_t ch = 0;                                                                                    \
+        const int kind = c ? runtime_kind(NM, &ch) : -1; /* before ch is read */                           \
+        int r = start_long(c, kind, ch, start, end, incr, istart, iend);                                   \
+        if (r >= 0)                                                                                        \
+            return r;                                                                                      \
+        REAL("GOMP_loop_" #name "_start", long, long, long, long *, long *);                              \
+        return real(start, end, incr, istart, iend);                                                       \
+    }                                                                                                      \
+    NEXT(name, long)                                                                                       \
+    bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull *istart, ull *iend)       \
+    {                                                                                                      \
+        struct ag_team_ctx *c = loop_ctx();                                                                \
+        int64_t ch = 0;                                                                                    \
+        const int kind = c ? runtime_kind(NM, &ch) : -1;                                                   \
+        int r = start_ull(c, kind, (ull)ch, up, start, end, incr, istart, iend);                           \
+        if (r >= 0)                                                                                        \
+            return r;                                                                                      \
+        REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull *, ull *);                         \
+        return real(up, start, end, incr, istart, iend);                                                   \
+    }                                                                                                      \
+    NEXT(ull_##name, ull)
+RUNTIME(runtime, 0)
+RUNTIME(nonmonotonic_runtime, 1)
+RUNTIME(maybe_nonmonotonic_runtime, 1)
 
 /* A nowait loop's end: nothing for a loop of the shim's (a blocking end is gomp.c's GOMP_loop_end). */
 void GOMP_loop_end_nowait(void)
