@@ -63,7 +63,8 @@ static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk,
         return 0;
     c->loop.ours = 1, c->loop.hi = end;
     if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
-        ag_preload_verbose("andgate-preload: libgomp's dynamic and guided loops handed out by the shim\n");
+        ag_preload_verbose("andgate-preload: libgomp's dynamic, guided and runtime loops handed out by the "
+                           "shim\n");
     return 1;
 }
 
@@ -90,8 +91,9 @@ static inline uint64_t trip_of(bool up, uint64_t start, uint64_t end, uint64_t m
  * default is dynamic, 1), *chunk its chunk; -1: libgomp's. Static kinds are split as gcc splits an
  * inlined schedule(static) loop (loops.c's static splits are the same), so a static runtime loop and a
  * static loop of the same trip count give every thread the same iterations, as OpenMP 5.0 §2.9.2
- * requires; auto is static without a chunk, as libgomp runs it. Every thread reads its own ICV: like libgomp, this takes a
- * team whose threads disagree on it (omp_set_schedule inside the region) to be outside OpenMP. */
+ * requires; auto is static without a chunk, as libgomp runs it. Every thread reads its own ICV: like
+ * libgomp, this takes a team whose threads disagree on it (omp_set_schedule inside the region) to be
+ * outside OpenMP. */
 static int runtime_kind(int nonmonotonic, int64_t *chunk)
 {
     int kind = 0, c = 0;
