@@ -80,8 +80,9 @@ static int served_kind(int32_t sched, int64_t *chunk)
         switch ((unsigned)kind & ~OMP_SCHED_MONOTONIC) {
         case OMP_SCHED_STATIC:
             return !serving_static ? -1 : c >= 1 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC;
-        case OMP_SCHED_DYNAMIC:
-            return AG_LOOP_DYNAMIC;
+        case OMP_SCHED_DYNAMIC: /* in any order unless the loop or the ICV says monotonic */
+            return sched & SCHED_NONMONOTONIC && !((unsigned)kind & OMP_SCHED_MONOTONIC) ? AG_LOOP_STEAL
+                                                                                       : AG_LOOP_DYNAMIC;
         case OMP_SCHED_GUIDED:
         case OMP_SCHED_AUTO:
             return AG_LOOP_GUIDED;
