@@ -13,7 +13,8 @@
  *                        (libgomp's bookkeeping of the loop: the last thread out frees its work share)
  *                        and then the andgate barrier — what GOMP_loop_end does with libgomp's barrier
  *   GOMP_sections_end    likewise through GOMP_sections_end_nowait
- * Loops: the chunks of dynamic and guided loops are handed out by gomp_loop.c (no libgomp work share).
+ * Loops: the chunks of dynamic, guided and runtime loops, and sections, are handed out by gomp_loop.c
+ * (no libgomp work share).
  * Tasks: only libgomp can run deferred tasks at a barrier. From the first barrier a deferred task
  * (GOMP_task, GOMP_taskloop with their if clause true) precedes, the team takes libgomp's barrier for
  * the rest of the region, every thread at the same barrier, and threads already waiting at andgate's
@@ -179,13 +180,13 @@ void GOMP_barrier(void)
 }
 
 /* The end of a worksharing construct: libgomp's nowait end (its bookkeeping: the last thread out frees
- * the construct's work share; none for a loop whose chunks gomp_loop.c handed out), then the team's
+ * the construct's work share; none for a loop or sections gomp_loop.c handed out), then the team's
  * barrier — what the blocking end does with libgomp's barrier. Unserved: libgomp's blocking end. */
-static inline void worksharing_end(void (*const *nowait)(void), void (*const *blocking)(void), int loop)
+static inline void worksharing_end(void (*const *nowait)(void), void (*const *blocking)(void))
 {
     struct ag_team_ctx *c = served(); /* non-NULL: resolve() has run, the pointers are set */
     if (c) {
-        if (loop && c->loop.ours)
+        if (c->loop.ours)
             c->loop.ours = 0;
         else
             (*nowait)();
@@ -199,12 +200,12 @@ static inline void worksharing_end(void (*const *nowait)(void), void (*const *bl
 
 void GOMP_loop_end(void)
 {
-    worksharing_end(&real_loop_end_nowait, &real_loop_end, 1);
+    worksharing_end(&real_loop_end_nowait, &real_loop_end);
 }
 
 void GOMP_sections_end(void)
 {
-    worksharing_end(&real_sections_end_nowait, &real_sections_end, 0);
+    worksharing_end(&real_sections_end_nowait, &real_sections_end);
 }
 
 /* ---- tasks: a deferred one switches the team to libgomp's barrier (team_tasks.c) ---- */

@@ -1,5 +1,6 @@
 /* gomp_loop.c — libgomp's dynamically scheduled loops (schedule(dynamic), guided and runtime, monotonic
- * or not, long and unsigned long long) handed out by the shim in the teams gomp.c serves (loops.c: how).
+ * or not, long and unsigned long long) and `sections` handed out by the shim in the teams gomp.c serves
+ * (loops.c: how).
  *
  * Why: libgomp starts each such loop with a work share that the first thread to arrive allocates and
  * initialises while the others wait for it, and hands out every chunk from one counter. The shim's
@@ -16,7 +17,8 @@
  * Left to libgomp: loops outside a served team (orphaned, a team of one, unwrapped regions); the
  * combined GOMP_parallel_loop_* (libgomp sets their loop up before the team starts: their _next calls
  * find no loop of the shim's and go to libgomp); static and ordered schedules (gcc inlines static ones),
- * GOMP_loop_start (loops with task reductions) and GOMP_loop_doacross_*; chunks above INT64_MAX; a
+ * GOMP_loop_start (loops with task reductions), GOMP_sections2_start (sections with reductions) and
+ * GOMP_loop_doacross_*; chunks above INT64_MAX; a
  * run-sched-var of a kind libgomp added beyond OpenMP's four; everything when
  * OMP_CANCELLATION=true (a cancelled loop is left before its chunks are exhausted) or
  * ANDGATE_OMP_LOOPS=0.
@@ -211,6 +213,46 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
 RUNTIME(runtime, 0)
 RUNTIME(nonmonotonic_runtime, 1)
 RUNTIME(maybe_nonmonotonic_runtime, 1)
+
+/* sections: section numbers 1..count, one at a time to whichever thread asks (a dynamic loop of chunk 1;
+ * 0: none left). Combined GOMP_parallel_sections regions stay libgomp's, as combined loops do. */
+unsigned GOMP_sections_start(unsigned count)
+{
+    struct ag_team_ctx *c = loop_ctx();
+    uint64_t first, end;
+    if (c && begin(c, AG_LOOP_DYNAMIC, count, 1, 1, 1, (uint64_t)count + 1))
+        return next(&c->loop, &first, &end) ? (unsigned)first : 0;
+    static unsigned (*real)(unsigned);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "GOMP_sections_start");
+    return real(count);
+}
+
+unsigned GOMP_sections_next(void)
+{
+    struct ag_team_ctx *c = ag_gomp_team();
+    uint64_t first, end;
+    if (c && c->loop.active)
+        return next(&c->loop, &first, &end) ? (unsigned)first : 0;
+    static unsigned (*real)(void);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "GOMP_sections_next");
+    return real();
+}
+
+/* A nowait end of sections: nothing for sections of the shim's (the blocking end is gomp.c's). */
+void GOMP_sections_end_nowait(void)
+{
+    struct ag_team_ctx *c = ag_gomp_team();
+    if (c && c->loop.ours) {
+        c->loop.ours = 0;
+        return;
+    }
+    static void (*real)(void);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "GOMP_sections_end_nowait");
+    real();
+}
 
 /* A nowait loop's end: nothing for a loop of the shim's (a blocking end is gomp.c's GOMP_loop_end). */
 void GOMP_loop_end_nowait(void)
