@@ -37,8 +37,6 @@ static int serving;
 static _Atomic int told;
 static void (*real_end_nowait)(void);
 static void (*get_schedule)(int *, int *);
-enum { OMP_SCHED_STATIC = 1, OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 }; /* omp.h */
-#define OMP_SCHED_MONOTONIC 0x80000000u
 
 static void decide(void)
 {
@@ -101,18 +99,7 @@ static int runtime_kind(int nonmonotonic, int64_t *chunk)
     int kind = 0, c = 0;
     get_schedule(&kind, &c);
     *chunk = c;
-    switch ((unsigned)kind & ~OMP_SCHED_MONOTONIC) {
-    case OMP_SCHED_STATIC:
-        return c >= 1 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC;
-    case OMP_SCHED_AUTO:
-        return AG_LOOP_STATIC;
-    case OMP_SCHED_DYNAMIC:
-        return nonmonotonic && !((unsigned)kind & OMP_SCHED_MONOTONIC) ? AG_LOOP_STEAL : AG_LOOP_DYNAMIC;
-    case OMP_SCHED_GUIDED:
-        return AG_LOOP_GUIDED;
-    default:
-        return -1;
-    }
+    return ag_loop_runtime_kind(kind, c, nonmonotonic, AG_LOOP_STATIC);
 }
 
 /* A long loop from start while below end (incr > 0) or above it (incr < 0), in c's team: true or false
@@ -240,28 +227,28 @@ unsigned GOMP_sections_next(void)
     return real();
 }
 
-/* A nowait end of sections: nothing for sections of the shim's (the blocking end is gomp.c's). */
-void GOMP_sections_end_nowait(void)
+/* A nowait end (libgomp's *real, looked up as name): nothing for a loop or sections of the shim's, which
+ * libgomp never saw; the blocking ends are gomp.c's. */
+static void end_nowait(void (**real)(void), const char *name)
 {
     struct ag_team_ctx *c = ag_gomp_team();
     if (c && c->loop.ours) {
         c->loop.ours = 0;
         return;
     }
-    static void (*real)(void);
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "GOMP_sections_end_nowait");
-    real();
+    if (!*real)
+        *(void **)real = dlsym(RTLD_NEXT, name);
+    (*real)();
 }
 
-/* A nowait loop's end: nothing for a loop of the shim's (a blocking end is gomp.c's GOMP_loop_end). */
+void GOMP_sections_end_nowait(void)
+{
+    static void (*real)(void);
+    end_nowait(&real, "GOMP_sections_end_nowait");
+}
+
 void GOMP_loop_end_nowait(void)
 {
-    struct ag_team_ctx *c = ag_gomp_team();
-    if (c && c->loop.ours) {
-        c->loop.ours = 0;
-        return;
-    }
     pthread_once(&once, decide);
-    real_end_nowait();
+    end_nowait(&real_end_nowait, "GOMP_loop_end_nowait");
 }

@@ -29,13 +29,11 @@
 #include "preload.h"
 #include "team.h"
 
-/* libomp's enum sched_type (kmp.h of the LLVM sources) and omp_sched_t (omp.h) */
+/* libomp's enum sched_type (kmp.h of the LLVM sources) */
 enum { SCHED_STATIC_CHUNKED = 33, SCHED_STATIC = 34, SCHED_DYNAMIC = 35, SCHED_GUIDED = 36, SCHED_RUNTIME = 37,
        SCHED_AUTO = 38, SCHED_GUIDED_ITER = 42, SCHED_GUIDED_ANALYTICAL = 43 };
 #define SCHED_NONMONOTONIC (1 << 30)                  /* the chunks may go out in any order */
 #define SCHED_MODIFIERS ((1 << 29) | SCHED_NONMONOTONIC) /* monotonic, nonmonotonic */
-enum { OMP_SCHED_STATIC = 1, OMP_SCHED_DYNAMIC = 2, OMP_SCHED_GUIDED = 3, OMP_SCHED_AUTO = 4 };
-#define OMP_SCHED_MONOTONIC 0x80000000u
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int serving, serving_static;
@@ -77,18 +75,8 @@ static int served_kind(int32_t sched, int64_t *chunk)
         int kind = 0, c = 0;
         get_schedule(&kind, &c);
         *chunk = c;
-        switch ((unsigned)kind & ~OMP_SCHED_MONOTONIC) {
-        case OMP_SCHED_STATIC:
-            return !serving_static ? -1 : c >= 1 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC;
-        case OMP_SCHED_DYNAMIC: /* in any order unless the loop or the ICV says monotonic */
-            return sched & SCHED_NONMONOTONIC && !((unsigned)kind & OMP_SCHED_MONOTONIC) ? AG_LOOP_STEAL
-                                                                                       : AG_LOOP_DYNAMIC;
-        case OMP_SCHED_GUIDED:
-        case OMP_SCHED_AUTO:
-            return AG_LOOP_GUIDED;
-        default:
-            return -1;
-        }
+        const int k = ag_loop_runtime_kind(kind, c, sched & SCHED_NONMONOTONIC, AG_LOOP_GUIDED);
+        return (k == AG_LOOP_STATIC || k == AG_LOOP_STATIC_CHUNKED) && !serving_static ? -1 : k;
     }
     default:
         return -1;

@@ -48,6 +48,22 @@ static void wait_turn(struct ag_loop_slot *s, uint64_t g)
     }
 }
 
+int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind)
+{
+    switch ((unsigned)kind & ~AG_OMP_SCHED_MONOTONIC) {
+    case AG_OMP_SCHED_STATIC:
+        return chunk >= 1 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC;
+    case AG_OMP_SCHED_DYNAMIC:
+        return nonmonotonic && !((unsigned)kind & AG_OMP_SCHED_MONOTONIC) ? AG_LOOP_STEAL : AG_LOOP_DYNAMIC;
+    case AG_OMP_SCHED_GUIDED:
+        return AG_LOOP_GUIDED;
+    case AG_OMP_SCHED_AUTO:
+        return auto_kind;
+    default:
+        return -1;
+    }
+}
+
 int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
 {
     int shared = kind == AG_LOOP_DYNAMIC || kind == AG_LOOP_GUIDED || kind == AG_LOOP_STEAL;
@@ -75,9 +91,9 @@ int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk,
     return 1;
 }
 
-/* Static chunks, libomp's splits: schedule(static), trip / n iterations per thread and one more for the
- * first trip % n, in thread order (one chunk, `own` marks it taken); schedule(static, c): chunks of c
- * dealt round-robin from thread 0 (`own` is this thread's next chunk). */
+/* Static chunks, libomp's splits and gcc's (the same): schedule(static), trip / n iterations per thread
+ * and one more for the first trip % n, in thread order (one chunk, `own` marks it taken); schedule(static,
+ * c): chunks of c dealt round-robin from thread 0 (`own` is this thread's next chunk). */
 static int take_static(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
 {
     if (l->kind == AG_LOOP_STATIC) {

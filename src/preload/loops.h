@@ -1,5 +1,6 @@
 /* loops.h — worksharing loops whose chunks the shim hands out itself (loops.c), for libomp
- * (kmp_dispatch.c: dynamic, guided, auto, runtime) and libgomp (gomp_loop.c: dynamic and guided).
+ * (kmp_dispatch.c: dynamic, guided, auto, runtime) and libgomp (gomp_loop.c: dynamic, guided, runtime,
+ * and sections as a loop of their numbers).
  *
  * A team (one barrier entry of team.c: a master, a level, n threads) runs its worksharing loops in the
  * same order in every thread (OpenMP 5.0 §2.9: every thread of a team encounters the same worksharing
@@ -52,8 +53,18 @@ struct ag_team_loops *ag_team_loops_new(unsigned n);
  *                          (the iterations a static split gives it, whose data it likely touched last) and,
  *                          when its own are gone, takes half of what another thread has left
  *   AG_LOOP_GUIDED         chunks of half the even share of what is left, never below `chunk`
- *   AG_LOOP_STATIC(_CHUNKED) libomp's static splits, computed by each thread alone (kmp_dispatch.c) */
+ *   AG_LOOP_STATIC(_CHUNKED) static splits, libomp's and gcc's alike, computed by each thread alone
+ *                          (libomp's dispatcher, and schedule(runtime) with a static run-sched-var) */
 enum { AG_LOOP_DYNAMIC, AG_LOOP_GUIDED, AG_LOOP_STATIC, AG_LOOP_STATIC_CHUNKED, AG_LOOP_STEAL };
+
+/* omp_sched_t (omp.h), as omp_get_schedule reports the run-sched-var */
+enum { AG_OMP_SCHED_STATIC = 1, AG_OMP_SCHED_DYNAMIC = 2, AG_OMP_SCHED_GUIDED = 3, AG_OMP_SCHED_AUTO = 4 };
+#define AG_OMP_SCHED_MONOTONIC 0x80000000u
+/* schedule(runtime): the AG_LOOP_* kind the run-sched-var names (kind and chunk as omp_get_schedule gives
+ * them), for a loop whose entry point allows any order (nonmonotonic) or not; auto as auto_kind (each
+ * runtime runs auto its own way); -1 for a kind beyond OpenMP's four. dynamic goes out in any order
+ * unless the loop or the run-sched-var says monotonic (OpenMP 5.0 §2.9.2). */
+int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind);
 /* AG_LOOP_STEAL only where every thread's run holds this many chunks or more; fewer go to the counter.
  * Stealing pays per chunk (each thread takes from its own line, near its own data) and costs at the
  * end (a look at every other thread's run, one exchange for the last chunk, the runs reset): a loop of
@@ -67,7 +78,9 @@ struct ag_loop_cur {
                                 * its end (libgomp keeps no work share for it) */
     struct ag_loop_slot *slot; /* NULL: a team of one or a static loop; the counter is `own` */
     struct ag_loop_range *ranges; /* AG_LOOP_STEAL: the slot's n ranges */
-    uint64_t instance, trip, chunk, own, nchunks;
+    uint64_t instance, trip, chunk, nchunks;
+    uint64_t own;              /* a team of one: iterations taken; static chunked: this thread's next chunk;
+                                * static and AG_LOOP_STEAL: 1 once the thread has its (last) chunk */
     uint64_t lb;               /* the first iteration's value, as the unsigned twin of the loop's type */
     uint64_t hi;               /* gomp_loop.c: the loop's end value, which ends the last chunk */
     int64_t st;                /* the increment */
