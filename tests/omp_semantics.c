@@ -359,6 +359,7 @@ static const struct {
     { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "taskhelp", case_taskhelp },
     { "taskmemory", case_taskmemory }, { "cancel", case_cancel },
     { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
+    { "hostteams", case_hostteams },
 };
 enum { NCASES = sizeof cases / sizeof *cases };
 

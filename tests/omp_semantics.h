@@ -1,6 +1,6 @@
 /* omp_semantics.h — the checking framework of the OpenMP semantics test, shared by its two files of
  * cases: omp_semantics.c (the framework, worksharing, nesting and concurrent teams, main) and
- * omp_semantics_tasks.c (tasks, cancellation, team sizes, orphaned constructs, regions, teams of one).
+ * omp_semantics_tasks.c (tasks, cancellation, team sizes, orphaned constructs, regions, teams of one, host teams).
  * omp_semantics.c's head comment says what is checked and how. */
 #ifndef OMP_SEMANTICS_H
 #define OMP_SEMANTICS_H
@@ -50,6 +50,6 @@ void loop_body(int s, int i);
 
 /* the cases of omp_semantics_tasks.c */
 int case_tasks(void), case_taskhelp(void), case_taskmemory(void), case_cancel(void), case_numthreads(void),
-    case_orphan(void), case_regions(void), case_one(void);
+    case_orphan(void), case_regions(void), case_one(void), case_hostteams(void);
 
 #endif

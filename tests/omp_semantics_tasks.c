@@ -330,3 +330,28 @@ int case_one(void)
     EXPECT(singles1 == 2, "team of one: %d singles, not 2", singles1);
     return report("one", "regions 2 phases %d singles 2", PH);
 }
+
+/* ---- hostteams: a `teams` construct on the host, each team's master starting a team of up to 2; then more
+ * regions of 2 and 3 threads than the shim's nesting depth (8), which the threads that were league
+ * masters join as workers (libomp 14 reports the ends of their later implicit tasks as initial tasks) ---- */
+static struct board LB[2], LA;
+
+int case_hostteams(void)
+{
+    int nteams = 0;
+    for (int k = 0; k < 2; k++)
+        board_reset(&LB[k], "team of 2 inside a host teams construct");
+    PRAGMA(omp teams num_teams(2) reduction(+ : nteams))
+    {
+        int league = omp_get_team_num();
+        nteams++;
+        PRAGMA(omp parallel num_threads(2)) /* libomp may give each team 1 thread (its thread limit) */
+        phases(&LB[league], PH / 4);
+    }
+    EXPECT(nteams >= 1 && nteams <= 2, "host teams: %d teams ran, asked for 2", nteams);
+    for (int r = 0; r < 20; r++) {
+        int n = 2 + r % 2;
+        team(&LA, "regions after a host teams construct", n, 4);
+    }
+    return report("hostteams", "regions 20 after the league, phases %d and 4", PH / 4);
+}

@@ -87,17 +87,25 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
     parallel->ptr = s;
 }
 
+/* Marks the task data of an implicit task this thread counted in `depth`. The end of a task is told by
+ * its data, not by its flags: libomp 14 reports the end of every later implicit task of a thread that
+ * was the master of a league's team (`teams` on the host) with the initial-task flag, which would leave
+ * that thread's depth one higher after each region it joins. */
+static char counted;
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                              unsigned n, unsigned index, int flags)
 {
-    (void)task;
-    if (!(flags & ompt_task_implicit))
-        return; /* the initial task of the thread or of a league */
     if (endpoint == ompt_scope_end) {
-        if (depth > 0)
+        if (task && task->ptr == &counted && depth > 0) {
+            task->ptr = NULL;
             depth--;
+        }
         return;
     }
+    if (!(flags & ompt_task_implicit) || !task)
+        return; /* the initial task of the thread or of a league */
+    task->ptr = &counted;
     if (depth < MAX_DEPTH) {
         struct ag_team_set *s = parallel ? parallel->ptr : NULL;
         ag_team_enter(&stack[depth], s, s ? ag_team_level(s) : depth + 1, n, index); /* resolved at first use */
