@@ -10,7 +10,7 @@
  * monotonic: dynamic, 2, guided (1, 5), nonmonotonic: guided, auto and runtime (OMP_SCHEDULE from the
  * script); teams of 1-5 threads. Then chains of `nowait` loops with one thread held back (the shim's
  * slots are reused while others run ahead, and the held-back thread's chunks are stolen before it
- * arrives), combined `parallel for` regions (gcc: libgomp sets their loop up, the shim must leave it),
+ * arrives), combined `parallel for` regions of every schedule (gcc: GOMP_parallel_loop_*),
  * team sizes changing between regions, nested teams, and two threads starting teams concurrently.
  * A loop prints one line (its parameters, the iteration count, the last value); a violation prints
  * "FAIL" and the exit status is 1. The output never depends on timing or on who ran what.
@@ -137,28 +137,52 @@ static void nowait_chain(int team, int loops, long n)
     }
 }
 
-/* Combined `parallel for` regions without lastprivate (gcc: GOMP_parallel_loop_nonmonotonic_dynamic, whose
- * chunks stay libgomp's), between regions whose loops the shim serves. */
+/* Combined `parallel for` regions: constant bounds, so gcc starts them through GOMP_parallel_loop_* (the
+ * shim starts a plain region and sets the loop up in each thread: its own, or libgomp's in a team of
+ * one), one per schedule, in teams of 1, 2 and 3 with lastprivate, between regions whose loops are
+ * separate from their `parallel`. */
+#define COMBINED(r, team, ...)                                                                                 \
+    do {                                                                                                       \
+        long last = -1;                                                                                        \
+        _Pragma(STR(omp parallel for num_threads(team) lastprivate(last) schedule(__VA_ARGS__)))               \
+        for (long i = 999; i > -1000; i -= 2) {                                                                \
+            _Pragma("omp atomic update") seen[r][(999 - i) / 2]++;                                             \
+            last = i;                                                                                          \
+        }                                                                                                      \
+        lasts[r] = last;                                                                                       \
+    } while (0)
+static const char *const combined_sched[] = { "dynamic, 2", "monotonic: dynamic, 3", "guided, 3", "runtime" };
 static void combined(void)
 {
-    static unsigned char seen[4][MAXIT];
+    enum { ROUNDS = 12 };
+    static unsigned char seen[2 * ROUNDS][MAXIT];
+    long lasts[2 * ROUNDS];
     memset(seen, 0, sizeof seen);
-    for (int r = 0; r < 4; r++) {
-        if (r % 2) {
-#pragma omp parallel for num_threads(2) schedule(dynamic, 2)
-            for (long i = 0; i < 1000; i++)
-                seen[r][i]++;
-        } else {
-#pragma omp parallel num_threads(2)
-#pragma omp for schedule(dynamic, 2)
-            for (long i = 0; i < 1000; i++)
-                seen[r][i]++;
+    for (int r = 0; r < ROUNDS; r++) {
+        const int team = 1 + r % 3;
+        switch (r / 3) {
+        case 0: COMBINED(r, team, dynamic, 2); break;
+        case 1: COMBINED(r, team, monotonic : dynamic, 3); break;
+        case 2: COMBINED(r, team, guided, 3); break;
+        default: COMBINED(r, team, runtime);
         }
+        long last = -1;
+#pragma omp parallel num_threads(2)
+#pragma omp for schedule(dynamic, 2) lastprivate(last)
+        for (long i = 999; i > -1000; i -= 2) {
+#pragma omp atomic update
+            seen[ROUNDS + r][(999 - i) / 2]++;
+            last = i;
+        }
+        lasts[ROUNDS + r] = last;
     }
-    for (int r = 0; r < 4; r++) {
-        char what[64];
-        snprintf(what, sizeof what, "%s region %d", r % 2 ? "combined" : "separate", r);
-        check(what, seen[r], 1000, 999, 999);
+    for (int r = 0; r < 2 * ROUNDS; r++) {
+        char what[96];
+        if (r < ROUNDS)
+            snprintf(what, sizeof what, "combined %s team %d region %d", combined_sched[r / 3], 1 + r % 3, r);
+        else
+            snprintf(what, sizeof what, "separate region %d", r - ROUNDS);
+        check(what, seen[r], 1000, lasts[r], -999);
     }
 }
 

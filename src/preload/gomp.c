@@ -14,7 +14,8 @@
  *                        and then the andgate barrier — what GOMP_loop_end does with libgomp's barrier
  *   GOMP_sections_end    likewise through GOMP_sections_end_nowait
  * Loops: the chunks of dynamic, guided and runtime loops, and sections, are handed out by gomp_loop.c
- * (no libgomp work share).
+ * (no libgomp work share); a combined GOMP_parallel_loop_* region of those schedules is started as a
+ * plain region whose threads set the loop up first.
  * Tasks: only libgomp can run deferred tasks at a barrier. From the first barrier a deferred task
  * (GOMP_task, GOMP_taskloop with their if clause true) precedes, the team takes libgomp's barrier for
  * the rest of the region, every thread at the same barrier, and threads already waiting at andgate's
@@ -41,8 +42,8 @@ static void (*real_barrier)(void), (*real_loop_end)(void), (*real_loop_end_nowai
 static void (*real_sections_end)(void), (*real_sections_end_nowait)(void);
 static void (*real_parallel)(fn_t, void *, unsigned, unsigned);
 static void (*real_task)(fn_t, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int, void *);
-static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int, long,
-                             long, long);
+static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
+                             long, long, long);
 static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
                                  unsigned long long, unsigned long long, unsigned long long);
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
@@ -79,14 +80,33 @@ static void resolve(void)
  * are asked for at the region's first barrier (omp_get_num_threads reads libgomp's team structure,
  * which the master has just rewritten): a region without barriers pays nothing for the shim but this
  * trampoline. */
-static void trampoline(void *arg)
+static void run_region(const struct ag_team_region *r, const struct ag_gomp_loop *loop)
 {
-    const struct ag_team_region *r = arg;
     struct ag_team_ctx ctx, *outer = cur;
     ctx.set = r->set, ctx.level = r->level, ctx.resolved = 0; /* the rest at its first use: resolved() */
     cur = &ctx;
+    if (loop)
+        ag_gomp_loop_setup(loop);
     r->fn(r->data);
     cur = outer; /* the thread is back in the enclosing team (or none) */
+}
+
+static void trampoline(void *arg)
+{
+    run_region(arg, NULL);
+}
+
+/* A combined loop region started as a plain one: its record and its loop, on the master's stack, which
+ * lives until the region has joined. */
+struct combined {
+    const struct ag_team_region *r;
+    struct ag_gomp_loop loop;
+};
+
+static void trampoline_loop(void *arg)
+{
+    const struct combined *cb = arg;
+    run_region(cb->r, &cb->loop);
 }
 
 static struct ag_team_ctx *resolved(struct ag_team_ctx *c);
@@ -115,14 +135,22 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
         real_parallel(fn, data, num_threads, flags);
 }
 
-/* The combined entry points: the same, with the loop or the sections set up by libgomp. */
-#define PARALLEL_LOOP(name, params, args)                                                          \
+/* The combined entry points. Loops the shim hands out (dynamic, guided, runtime; gomp.h): a plain region
+ * whose threads set the loop up before the region's function runs. Otherwise, and for static loops and
+ * sections: the same entry point, with the loop or the sections set up by libgomp. */
+#define PARALLEL_LOOP(name, params, args, loop)                                                    \
     void name params                                                                               \
     {                                                                                              \
         static void (*real) params;                                                                \
         if (!real)                                                                                 \
             *(void **)&real = REAL(#name);                                                         \
         const struct ag_team_region *r = region_begin(fn, data);                                   \
+        const struct ag_gomp_loop l = loop;                                                        \
+        if (r && l.sched >= 0 && ag_gomp_loops_on()) {                                             \
+            struct combined cb = { r, l };                                                         \
+            real_parallel(trampoline_loop, &cb, nt, flags);                                        \
+            return;                                                                                \
+        }                                                                                          \
         if (r)                                                                                     \
             fn = trampoline, data = (void *)r;                                                     \
         real args;                                                                                 \
@@ -131,16 +159,24 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 #define CHUNKED_ARGS (fn, data, nt, start, end, incr, chunk, flags)
 #define RUNTIME (fn_t fn, void *data, unsigned nt, long start, long end, long incr, unsigned flags)
 #define RUNTIME_ARGS (fn, data, nt, start, end, incr, flags)
-PARALLEL_LOOP(GOMP_parallel_loop_static, CHUNKED, CHUNKED_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_dynamic, CHUNKED, CHUNKED_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_guided, CHUNKED, CHUNKED_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, CHUNKED, CHUNKED_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, CHUNKED, CHUNKED_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_runtime, RUNTIME, RUNTIME_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_runtime, RUNTIME, RUNTIME_ARGS)
-PARALLEL_LOOP(GOMP_parallel_loop_maybe_nonmonotonic_runtime, RUNTIME, RUNTIME_ARGS)
+#define LOOP(kind, nm, chunk, sched) { kind, nm, start, end, incr, chunk, sched }
+#define NOT_OURS { .sched = -1 }
+PARALLEL_LOOP(GOMP_parallel_loop_static, CHUNKED, CHUNKED_ARGS, NOT_OURS)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic, CHUNKED, CHUNKED_ARGS,
+              LOOP(AG_LOOP_DYNAMIC, 0, chunk, AG_OMP_SCHED_DYNAMIC))
+PARALLEL_LOOP(GOMP_parallel_loop_guided, CHUNKED, CHUNKED_ARGS,
+              LOOP(AG_LOOP_GUIDED, 0, chunk, AG_OMP_SCHED_GUIDED))
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, CHUNKED, CHUNKED_ARGS,
+              LOOP(AG_LOOP_STEAL, 1, chunk, AG_OMP_SCHED_DYNAMIC))
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, CHUNKED, CHUNKED_ARGS,
+              LOOP(AG_LOOP_GUIDED, 1, chunk, AG_OMP_SCHED_GUIDED))
+/* libgomp's sched 0 (GFS_RUNTIME): the run-sched-var's schedule */
+PARALLEL_LOOP(GOMP_parallel_loop_runtime, RUNTIME, RUNTIME_ARGS, LOOP(AG_GOMP_LOOP_RUNTIME, 0, 0, 0))
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_runtime, RUNTIME, RUNTIME_ARGS, LOOP(AG_GOMP_LOOP_RUNTIME, 1, 0, 0))
+PARALLEL_LOOP(GOMP_parallel_loop_maybe_nonmonotonic_runtime, RUNTIME, RUNTIME_ARGS,
+              LOOP(AG_GOMP_LOOP_RUNTIME, 1, 0, 0))
 PARALLEL_LOOP(GOMP_parallel_sections, (fn_t fn, void *data, unsigned nt, unsigned count, unsigned flags),
-              (fn, data, nt, count, flags))
+              (fn, data, nt, count, flags), NOT_OURS)
 
 /* ---- barriers ---- */
 

@@ -9,4 +9,19 @@
  * member belongs to gomp_loop.c. */
 struct ag_team_ctx *ag_gomp_team(void);
 
+/* A combined `parallel for` with a dynamic, guided or runtime schedule (GOMP_parallel_loop_*) as its master
+ * called it: the AG_LOOP_* kind (AG_GOMP_LOOP_RUNTIME: the run-sched-var's, with `nonmonotonic` as the
+ * entry allows), the loop, and `sched`, libgomp's code for the same schedule (GOMP_loop_start's). */
+#define AG_GOMP_LOOP_RUNTIME (-1)
+struct ag_gomp_loop {
+    int kind, nonmonotonic;
+    long start, end, incr, chunk, sched;
+};
+/* Whether gomp_loop.c hands out libgomp's loops in this process (ANDGATE_OMP_LOOPS, OMP_CANCELLATION). */
+int ag_gomp_loops_on(void);
+/* In every thread of the combined region's team, before the region's function asks for its first chunk:
+ * the loop set up as the shim's when it serves the team, else as libgomp's work share (GOMP_loop_start,
+ * no chunk taken). Either way the function's GOMP_loop_*_next calls find it. */
+void ag_gomp_loop_setup(const struct ag_gomp_loop *loop);
+
 #endif

@@ -14,9 +14,10 @@
  * following ones; the loop's end (GOMP_loop_end, gomp.c, or GOMP_loop_end_nowait here) then skips
  * libgomp's work-share bookkeeping, as libgomp never saw the loop. A chunk is [istart, iend) in the
  * loop variable's values; the last chunk ends at the end value gcc passed, as libgomp's does.
- * Left to libgomp: loops outside a served team (orphaned, a team of one, unwrapped regions); the
- * combined GOMP_parallel_loop_* (libgomp sets their loop up before the team starts: their _next calls
- * find no loop of the shim's and go to libgomp); static and ordered schedules (gcc inlines static ones),
+ * Combined GOMP_parallel_loop_* regions: gomp.c starts a plain region, and every thread sets the loop up
+ * (ag_gomp_loop_setup) before the region's function asks for its first chunk.
+ * Left to libgomp: loops outside a served team (orphaned, a team of one, unwrapped regions); static and
+ * ordered schedules (gcc inlines static ones),
  * GOMP_loop_start (loops with task reductions), GOMP_sections2_start (sections with reductions) and
  * GOMP_loop_doacross_*; chunks above INT64_MAX; a
  * run-sched-var of a kind libgomp added beyond OpenMP's four; everything when
@@ -37,6 +38,7 @@ static int serving;
 static _Atomic int told;
 static void (*real_end_nowait)(void);
 static void (*get_schedule)(int *, int *);
+static bool (*real_loop_start)(long, long, long, long, long, long *, long *, uintptr_t *, void **);
 
 static void decide(void)
 {
@@ -44,6 +46,7 @@ static void decide(void)
     int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
     *(void **)&real_end_nowait = dlsym(RTLD_NEXT, "GOMP_loop_end_nowait");
     *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
+    *(void **)&real_loop_start = dlsym(RTLD_NEXT, "GOMP_loop_start"); /* libgomp 9 on: combined regions */
     serving = env->enabled && env->gomp && env->omp_loops && cancellation && !cancellation() && real_end_nowait &&
               get_schedule;
 }
@@ -62,6 +65,7 @@ static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk,
     if (chunk > INT64_MAX || !ag_loop_begin(c, kind, trip, (int64_t)chunk, lb, st))
         return 0;
     c->loop.ours = 1, c->loop.hi = end;
+    c->loop.shares = c->loop.n; /* guided chunks as libgomp cuts them: the unassigned iterations over n */
     if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, 1))
         ag_preload_verbose("andgate-preload: libgomp's dynamic, guided and runtime loops handed out by the "
                            "shim\n");
@@ -102,17 +106,23 @@ static int runtime_kind(int nonmonotonic, int64_t *chunk)
     return ag_loop_runtime_kind(kind, c, nonmonotonic, AG_LOOP_STATIC);
 }
 
-/* A long loop from start while below end (incr > 0) or above it (incr < 0), in c's team: true or false
- * (the thread's first chunk, or none), or -1 when libgomp must run it. */
-static int start_long(struct ag_team_ctx *c, int kind, int64_t chunk, long start, long end, long incr,
-                      long *istart, long *iend)
+/* Begin a long loop from start while below end (incr > 0) or above it (incr < 0) in c's team, without
+ * taking a chunk: 1, or 0 when libgomp must run it. */
+static int setup_long(struct ag_team_ctx *c, int kind, int64_t chunk, long start, long end, long incr)
 {
     if (!c || !incr || kind < 0)
-        return -1;
+        return 0;
     const bool up = incr > 0;
     const uint64_t mag = up ? (uint64_t)incr : 0 - (uint64_t)incr;
     const uint64_t trip = trip_of(up, (uint64_t)start, (uint64_t)end, mag, up ? start < end : start > end);
-    if (!begin(c, kind, trip, chunk < 1 ? 1 : (uint64_t)chunk, (uint64_t)start, incr, (uint64_t)end))
+    return begin(c, kind, trip, chunk < 1 ? 1 : (uint64_t)chunk, (uint64_t)start, incr, (uint64_t)end);
+}
+
+/* The same, and the thread's first chunk: true or false (none), or -1 when libgomp must run it. */
+static int start_long(struct ag_team_ctx *c, int kind, int64_t chunk, long start, long end, long incr,
+                      long *istart, long *iend)
+{
+    if (!setup_long(c, kind, chunk, start, end, incr))
         return -1;
     return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
 }
@@ -201,8 +211,28 @@ RUNTIME(runtime, 0)
 RUNTIME(nonmonotonic_runtime, 1)
 RUNTIME(maybe_nonmonotonic_runtime, 1)
 
+/* Combined regions (gomp.h): gomp.c starts them as plain regions when the shim hands out loops, and each
+ * thread sets the loop up here. A team the shim does not serve (a team of one, andgate unable to serve
+ * it) gets libgomp's work share from GOMP_loop_start, which with no istart takes no chunk — the same
+ * answer in every thread of the team, as the team's context is. */
+int ag_gomp_loops_on(void)
+{
+    pthread_once(&once, decide);
+    return serving && real_loop_start;
+}
+
+void ag_gomp_loop_setup(const struct ag_gomp_loop *L)
+{
+    struct ag_team_ctx *c = loop_ctx();
+    int64_t ch = L->chunk;
+    const int kind = c && L->kind == AG_GOMP_LOOP_RUNTIME ? runtime_kind(L->nonmonotonic, &ch) : L->kind;
+    if (!setup_long(c, kind, ch, L->start, L->end, L->incr))
+        real_loop_start(L->start, L->end, L->incr, L->sched, L->chunk, NULL, NULL, NULL, NULL);
+}
+
 /* sections: section numbers 1..count, one at a time to whichever thread asks (a dynamic loop of chunk 1;
- * 0: none left). Combined GOMP_parallel_sections regions stay libgomp's, as combined loops do. */
+ * 0: none left). Combined GOMP_parallel_sections regions stay libgomp's: GOMP_sections2_start, the
+ * only way to set sections up in a team the shim does not serve, takes a section. */
 unsigned GOMP_sections_start(unsigned count)
 {
     struct ag_team_ctx *c = loop_ctx();

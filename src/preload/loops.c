@@ -75,7 +75,7 @@ int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk,
         kind = AG_LOOP_DYNAMIC; /* nobody to steal from, chunk indices that do not fit a range word, or runs
                                  * too short to pay for stealing (the same answer in every thread) */
     c->loop = (struct ag_loop_cur){ .active = 1, .trip = trip, .chunk = ch, .lb = lb, .st = st, .n = c->n,
-                                    .tid = c->tid, .kind = kind, .nchunks = nchunks };
+                                    .tid = c->tid, .kind = kind, .nchunks = nchunks, .shares = 2 * c->n };
     /* fetch-and-add may carry `next` past the trip count by a chunk per thread: only where that
      * cannot wrap; else the compare-and-swap path, which never passes it */
     c->loop.cas = kind == AG_LOOP_GUIDED || ch > (UINT64_MAX - trip) / (c->n + 1u);
@@ -206,7 +206,7 @@ int ag_loop_take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
         if (i >= l->trip)
             return 0;
         uint64_t rest = l->trip - i;
-        c = l->kind == AG_LOOP_GUIDED ? rest / (2u * l->n) : 0; /* guided: half the even share of what is left */
+        c = l->kind == AG_LOOP_GUIDED ? (rest - 1) / l->shares + 1 : 0; /* guided: a share of what is left */
         if (c < l->chunk)
             c = l->chunk;
         if (c > rest)

@@ -52,7 +52,8 @@ struct ag_team_loops *ag_team_loops_new(unsigned n);
  *   AG_LOOP_STEAL          nonmonotonic dynamic: thread t starts on the t-th of n equal runs of chunks
  *                          (the iterations a static split gives it, whose data it likely touched last) and,
  *                          when its own are gone, takes half of what another thread has left
- *   AG_LOOP_GUIDED         chunks of half the even share of what is left, never below `chunk`
+ *   AG_LOOP_GUIDED         chunks of the even share of what is left (libgomp) or half of it (libomp),
+ *                          never below `chunk`
  *   AG_LOOP_STATIC(_CHUNKED) static splits, libomp's and gcc's alike, computed by each thread alone
  *                          (libomp's dispatcher, and schedule(runtime) with a static run-sched-var) */
 enum { AG_LOOP_DYNAMIC, AG_LOOP_GUIDED, AG_LOOP_STATIC, AG_LOOP_STATIC_CHUNKED, AG_LOOP_STEAL };
@@ -87,6 +88,8 @@ struct ag_loop_cur {
     unsigned n, tid;
     int kind;                  /* AG_LOOP_* */
     int cas;                   /* hand out by compare-and-swap (guided, or fetch-and-add could wrap) */
+    unsigned shares;           /* guided: a chunk is the unassigned iterations over this, rounded up; 2n
+                                * as libomp divides (ag_loop_begin), n as libgomp does (gomp_loop.c) */
 };
 
 struct ag_team_ctx;
