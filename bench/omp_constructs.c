@@ -13,6 +13,10 @@
  *   for          one region; per rep a `for schedule(static)` over one iteration per thread, each
  *                iteration the delay (the implicit barrier at its end included)
  *   for-dynamic  the same with schedule(dynamic)
+ *   parallel-for-dynamic  a `parallel for schedule(dynamic)` per rep over 64 iterations, each the delay:
+ *                a constant count, so gcc starts the region and its loop in one call (GOMP_parallel_loop_*),
+ *                as it does for any such loop whose bounds are constants; the reference is 64 / threads
+ *                delays per rep
  *   barrier      one region; per rep the delay, then `barrier`
  *   single       one region; per rep a `single` running the delay (implicit barrier included)
  *   reduction    one region; per rep a `for reduction(+:x)` over one iteration per thread, the delay
@@ -111,6 +115,19 @@ static double t_for_dynamic(long reps)
     return now() - t0;
 }
 
+enum { PFD_ITERS = 64 };
+
+static double t_parallel_for_dynamic(long reps)
+{
+    double t0 = now();
+    for (long j = 0; j < reps; j++) {
+#pragma omp parallel for schedule(dynamic)
+        for (int i = 0; i < PFD_ITERS; i++)
+            delay(delay_iters);
+    }
+    return now() - t0;
+}
+
 static double t_barrier(long reps)
 {
     double t0 = now();
@@ -156,10 +173,11 @@ static double t_reduction(long reps)
 static const struct construct {
     const char *name;
     double (*run)(long reps);
+    int iters; /* 0: one delay per thread and rep; else a loop of this many delays shared by the team */
 } constructs[] = {
-    { "parallel", t_parallel }, { "parallel-for", t_parallel_for }, { "for", t_for },
-    { "for-dynamic", t_for_dynamic }, { "barrier", t_barrier }, { "single", t_single },
-    { "reduction", t_reduction },
+    { "parallel", t_parallel, 0 }, { "parallel-for", t_parallel_for, 0 }, { "for", t_for, 0 },
+    { "for-dynamic", t_for_dynamic, 0 }, { "parallel-for-dynamic", t_parallel_for_dynamic, PFD_ITERS },
+    { "barrier", t_barrier, 0 }, { "single", t_single, 0 }, { "reduction", t_reduction, 0 },
 };
 enum { NCONSTRUCTS = sizeof constructs / sizeof constructs[0] };
 
@@ -217,9 +235,10 @@ static double reference(long fixed, double target, int outer)
 static void measure(const struct construct *c, double ref, long fixed, double target, int outer)
 {
     long reps = pick_reps(c->run, fixed, target);
+    const double work = c->iters ? (double)c->iters / team : 1.0; /* delays per thread and rep */
     double v[MAXOUTER], lo = 0;
     for (int k = 0; k < outer; k++) {
-        v[k] = (c->run(reps) / (double)reps - ref) * 1e9;
+        v[k] = (c->run(reps) / (double)reps - ref * work) * 1e9;
         lo = k == 0 || v[k] < lo ? v[k] : lo;
     }
     printf("{\"construct\":\"%s\",\"threads\":%d,\"overhead_ns\":{\"median\":%.2f,\"min\":%.2f},"
@@ -231,7 +250,7 @@ static void measure(const struct construct *c, double ref, long fixed, double ta
 static void usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "omp-constructs: %s '%s' (usage: omp-constructs [-c parallel,parallel-for,for,"
-                    "for-dynamic,barrier,single,reduction] [-r REPS] [-q])\n", what, arg);
+                    "for-dynamic,parallel-for-dynamic,barrier,single,reduction] [-r REPS] [-q])\n", what, arg);
     exit(2);
 }
 
