@@ -78,8 +78,8 @@ static void resolve(void)
  * region's function and argument and the team's set; the master wrote it only if it was not among the
  * set's last few regions, so a region run again costs no miss. The team's size and the thread's index
  * are asked for at the region's first barrier (omp_get_num_threads reads libgomp's team structure,
- * which the master has just rewritten): a region without barriers pays nothing for the shim but this
- * trampoline. */
+ * which the master has just rewritten): a region without barriers or a loop of the shim's pays nothing
+ * for the shim but this trampoline (a combined loop region asks at once: its loop needs the team). */
 static void run_region(const struct ag_team_region *r, const struct ag_gomp_loop *loop)
 {
     struct ag_team_ctx ctx, *outer = cur;
