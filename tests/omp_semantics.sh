@@ -3,7 +3,9 @@
 # BINARY is tests/omp_semantics.c built with gcc (libgomp) or clang (libomp). At 2 and 4 threads (4 is
 # oversubscribed on 2 CPUs), bound and unbound: the same output with and without the shim, exit 0, no
 # FAIL, and the shim's ANDGATE_VERBOSE lines show it served root teams (2, 3, 5, OMP_NUM_THREADS) and
-# nested ones (level 2). Then bad ANDGATE_* values: exactly one `andgate-preload:` line naming the
+# nested ones (level 2). All of it with OMP_CANCELLATION=false, where the shim also hands out the dynamic
+# loops' chunks and the sections (and says so), and with OMP_CANCELLATION=true, where the cancel case
+# really cancels and the loops stay the runtime's (the output is the same either way). Then bad ANDGATE_* values: exactly one `andgate-preload:` line naming the
 # variable, the same output, no team served (the runtime's barriers kept); and the off switches.
 set -u
 bin=$1 shim=$2
@@ -12,7 +14,6 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 failed=0
 ok() { pass=$((pass + 1)); }
 no() { failed=$((failed + 1)); echo "FAIL: $*"; }
-export OMP_CANCELLATION=true # the cancel case cancels (its output is the same either way)
 unset OMP_SCHEDULE OMP_DYNAMIC OMP_THREAD_LIMIT OMP_MAX_ACTIVE_LEVELS OMP_NESTED OMP_WAIT_POLICY
 unset ANDGATE_PRELOAD ANDGATE_GOMP ANDGATE_OMP ANDGATE_VERBOSE ANDGATE_ALGO ANDGATE_WAIT
 
@@ -50,15 +51,21 @@ same() { # same output as the run without the shim
 
 # docs/preload.md: "... (usable CPUs U, threads T, topology S)", T counting the enclosing teams' threads
 teamre="^andgate-preload: $rt team of [0-9]+ at level [0-9]+: .+ \\(usable CPUs [0-9]+, threads [0-9]+, topology (sysfs|hwloc|none)\\)\$"
-for t in 2 4; do
+loopsre="^andgate-preload: $rt's dynamic, guided(, auto)? and runtime loops handed out by the shim\$"
+for canc in false true; do
+ export OMP_CANCELLATION=$canc
+ for t in 2 4; do
   for bind in true false; do
-    cfg="OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind"
+    cfg="OMP_CANCELLATION=$canc OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind"
     run plain OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind
     finished plain "$cfg, without the shim" || continue
     run shim OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind ANDGATE_VERBOSE=1 LD_PRELOAD="$shim"
     finished shim "$cfg, with the shim" && same shim plain "$cfg, with the shim"
-    odd=$(grep '^andgate-preload:' "$tmp/shim.err" | grep -Ev "$teamre")
+    odd=$(grep '^andgate-preload:' "$tmp/shim.err" | grep -Ev "$teamre" | grep -Ev "$loopsre")
     if [ -z "$odd" ]; then ok; else no "$cfg: ANDGATE_VERBOSE lines not in the team format:"; echo "$odd" | head -3; fi
+    told=$(grep -Ec "$loopsre" "$tmp/shim.err")
+    if [ "$told" = $([ $canc = false ] && echo 1 || echo 0) ]; then ok; else
+      no "$cfg: $told lines saying the shim hands out the loops"; fi
     wants=("team of $t at level 1" "team of 3 at level 1" "team of 5 at level 1" "team of 2 at level 2"
       "team of 3 at level 2")
     [ $t = 2 ] || wants+=("team of 2 at level 1")
@@ -70,7 +77,9 @@ for t in 2 4; do
     n5=$(grep -c "^andgate-preload: $rt team of 5 at level 1: " "$tmp/shim.err")
     if [ "$rt" = libomp ] || [ "$n5" -le 1 ]; then ok; else no "$cfg: $n5 barriers for the main thread's team of 5"; fi
   done
+ done
 done
+export OMP_CANCELLATION=true # below: the runtimes' loops, as before the shim served them
 
 # Bad values: one line naming the variable, the runtime's own barriers, the same output. Bound: the
 # runtimes' own barriers, spinning, are slow unbound on a loaded machine (libgomp's: seconds a run).

@@ -206,6 +206,12 @@ struct ag_team_ctx *ag_gomp_team(void)
     return served();
 }
 
+struct ag_team_ctx *ag_gomp_loop_team(void)
+{
+    struct ag_team_ctx *c = cur;
+    return c && c->resolved && c->loop.ours && c->level == omp_level() ? c : NULL;
+}
+
 void GOMP_barrier(void)
 {
     struct ag_team_ctx *c = served();

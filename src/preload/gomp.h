@@ -8,6 +8,11 @@
  * team (a region gomp.c wrapped, at the current nesting level, with a barrier); else NULL. Its `loop`
  * member belongs to gomp_loop.c. */
 struct ag_team_ctx *ag_gomp_team(void);
+/* The same when the thread is in a loop or sections of the shim's (its context resolved, `loop.ours`
+ * set); else NULL, looking nothing up: the shim's loops begin only in resolved contexts, so a region whose
+ * loops and sections are libgomp's (combined sections, ordered loops) pays nothing in their _next and
+ * nowait ends. */
+struct ag_team_ctx *ag_gomp_loop_team(void);
 
 /* A combined `parallel for` with a dynamic, guided or runtime schedule (GOMP_parallel_loop_*) as its master
  * called it: the AG_LOOP_* kind (AG_GOMP_LOOP_RUNTIME: the run-sched-var's, with `nonmonotonic` as the

@@ -149,7 +149,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define NEXT(sfx, T)                                                                                       \
     bool GOMP_loop_##sfx##_next(T *istart, T *iend)                                                        \
     {                                                                                                      \
-        struct ag_team_ctx *c = ag_gomp_team();                                                            \
+        struct ag_team_ctx *c = ag_gomp_loop_team();                                                       \
         if (c && c->loop.active)                                                                           \
             return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
         REAL("GOMP_loop_" #sfx "_next", T *, T *);                                                         \
@@ -247,7 +247,7 @@ unsigned GOMP_sections_start(unsigned count)
 
 unsigned GOMP_sections_next(void)
 {
-    struct ag_team_ctx *c = ag_gomp_team();
+    struct ag_team_ctx *c = ag_gomp_loop_team();
     uint64_t first, end;
     if (c && c->loop.active)
         return next(&c->loop, &first, &end) ? (unsigned)first : 0;
@@ -261,8 +261,8 @@ unsigned GOMP_sections_next(void)
  * libgomp never saw; the blocking ends are gomp.c's. */
 static void end_nowait(void (**real)(void), const char *name)
 {
-    struct ag_team_ctx *c = ag_gomp_team();
-    if (c && c->loop.ours) {
+    struct ag_team_ctx *c = ag_gomp_loop_team();
+    if (c) {
         c->loop.ours = 0;
         return;
     }
