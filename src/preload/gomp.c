@@ -267,8 +267,8 @@ void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size
     real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
-void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags,
-                   unsigned long num_tasks, int priority, long start, long end, long step)
+void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                   unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)
 {
     pthread_once(&once, resolve);
     task_created(flags & GOMP_TASK_FLAG_IF);

@@ -47,8 +47,8 @@ static void decide(void)
     int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
     *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
     const char *split = getenv("KMP_SCHEDULE"); /* may select libomp's "greedy" static split */
-    serving = env->enabled && env->omp && env->omp_loops && !(check && *check) && cancellation && !cancellation() &&
-              get_schedule;
+    serving = env->enabled && env->omp && env->omp_loops && !(check && *check) && cancellation &&
+              !cancellation() && get_schedule;
     serving_static = serving && !(split && *split);
 }
 

@@ -9,9 +9,9 @@
  * What: the partition libomp itself makes (OpenMP 5.0 §2.9.2 fixes only "chunks of about equal size,
  * at most one per thread, in thread order" for schedule(static); the exact split is libomp's default,
  * "balanced": trip / n iterations per thread and one more for the first trip % n threads, in thread
- * order; schedule(static, c): chunks of c dealt round-robin). Same bounds, stride and last-iteration flag as libomp, so a program
- * that (non-conformingly) depends on libomp's split sees no change; tests/omp_semantics.c compares the
- * owner of every iteration with and without the shim.
+ * order; schedule(static, c): chunks of c dealt round-robin). Same bounds, stride and last-iteration
+ * flag as libomp, so a program that (non-conformingly) depends on libomp's split sees no change;
+ * tests/omp_semantics.c compares the owner of every iteration with and without the shim.
  * Served: schedule kinds static (34) and static-chunked (33), with or without the (non)monotonic
  * modifier, in a thread whose innermost implicit task the OMPT callbacks delivered (kmp.c), any team
  * size. Left to libomp: other kinds (distribute, balanced-chunked), an increment of 0, threads outside

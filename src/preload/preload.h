@@ -12,9 +12,9 @@ struct ag_preload_env {
     int verbose; /* ANDGATE_VERBOSE (default 0) */
 };
 
-/* The environment, read once. A malformed ANDGATE_PRELOAD / _GOMP / _OMP / _OMP_LOOPS / _VERBOSE (not 0 or 1), or an
- * ANDGATE_ALGO / ANDGATE_WAIT the library's spec parser rejects, is reported in one line on stderr and
- * leaves the shim idle: every call goes to glibc's, libgomp's or libomp's own function. */
+/* The environment, read once. A malformed ANDGATE_PRELOAD / _GOMP / _OMP / _OMP_LOOPS / _VERBOSE (not 0
+ * or 1), or an ANDGATE_ALGO / ANDGATE_WAIT the library's spec parser rejects, is reported in one line on
+ * stderr and leaves the shim idle: every call goes to glibc's, libgomp's or libomp's own function. */
 const struct ag_preload_env *ag_preload_env(void);
 
 /* ANDGATE_PRELOAD=0 (or a bad environment): every interposition is a plain forward. */
