@@ -70,6 +70,8 @@ static void resolve(void)
     enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
               real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
               omp_level;
+    if (enabled)
+        ag_team_warm("libgomp");
 }
 
 /* ---- regions ---- */

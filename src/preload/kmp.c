@@ -205,6 +205,7 @@ static int tool_init(ompt_function_lookup_t lookup, int device, ompt_data_t *dat
         set(ompt_callback_task_create, NULL);
         return 0;
     }
+    ag_team_warm("libomp");
     return 1; /* keep the tool */
 }
 
