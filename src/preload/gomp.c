@@ -23,7 +23,8 @@
  * Left to libgomp (the ABI gives no way in, or OpenMP needs libgomp there): the join at the end of a
  * region (inside GOMP_parallel, with the pool's thread management); the cancellable variants
  * (GOMP_barrier_cancel, GOMP_loop_end_cancel, GOMP_sections_end_cancel: cancellation points that
- * libgomp must be able to release); barriers inside single-with-copyprivate (GOMP_single_copy_*);
+ * libgomp must be able to release); the barriers inside and after a single with copyprivate
+ * (GOMP_single_copy_*, below);
  * regions entered through GOMP_parallel_start (gcc before 4.9), GOMP_parallel_reductions and
  * GOMP_teams_reg — a barrier there finds no context of its level and goes to libgomp.
  */
@@ -41,6 +42,8 @@ typedef void (*fn_t)(void *);
 static void (*real_barrier)(void), (*real_loop_end)(void), (*real_loop_end_nowait)(void);
 static void (*real_sections_end)(void), (*real_sections_end_nowait)(void);
 static void (*real_parallel)(fn_t, void *, unsigned, unsigned);
+static void *(*real_copy_start)(void);
+static void (*real_copy_end)(void *);
 static void (*real_task)(fn_t, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int, void *);
 static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
                              long, long, long);
@@ -61,6 +64,8 @@ static void resolve(void)
     *(void **)&real_sections_end = REAL("GOMP_sections_end");
     *(void **)&real_sections_end_nowait = REAL("GOMP_sections_end_nowait");
     *(void **)&real_parallel = REAL("GOMP_parallel");
+    *(void **)&real_copy_start = REAL("GOMP_single_copy_start");
+    *(void **)&real_copy_end = REAL("GOMP_single_copy_end");
     *(void **)&real_task = REAL("GOMP_task");
     *(void **)&real_taskloop = REAL("GOMP_taskloop");
     *(void **)&real_taskloop_ull = REAL("GOMP_taskloop_ull");
@@ -68,6 +73,7 @@ static void resolve(void)
     *(void **)&omp_thread = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
     *(void **)&omp_level = dlsym(RTLD_DEFAULT, "omp_get_level");
     enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
+              real_copy_start && real_copy_end &&
               real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
               omp_level;
     if (enabled)
@@ -217,10 +223,44 @@ struct ag_team_ctx *ag_gomp_loop_team(void)
 void GOMP_barrier(void)
 {
     struct ag_team_ctx *c = served();
-    if (c && !ag_team_wait(c))
+    if (c && !c->copy_end && !ag_team_wait(c))
         return;
+    if (c)
+        c->copy_end = 0;
     pthread_once(&once, resolve);
     real_barrier();
+}
+
+/* A `single copyprivate`: gcc calls GOMP_single_copy_start (every thread but the one that runs the
+ * single: wait for its data, then copy it) or GOMP_single_copy_end (that thread: publish its data), each
+ * waiting at libgomp's barrier inside, then GOMP_barrier, so that the data outlives the copies. That
+ * barrier stays libgomp's too. At andgate's, the last to arrive (a copier) left first, reached the next
+ * region's single first and ran it, so the single changed thread at every region; the thread running
+ * it then held the private data it had just written as a copier, and every copy pulled those lines from
+ * the other core (EPCC's COPYPRIVATE, a 472 KB array: 2.6-4x libgomp's time, docs/results.md). libgomp's
+ * waiters leave its barrier before its last arriver does, and the thread that ran the single keeps
+ * running it, as without the shim. Every thread of the team calls one of the two, so every thread
+ * takes libgomp's barrier at the team's next GOMP_barrier (GOMP_barrier_cancel, where gcc emits that,
+ * is libgomp's anyway: the mark then waits for the next one). */
+static inline void copy_barrier_next(void)
+{
+    struct ag_team_ctx *c = served();
+    if (c)
+        c->copy_end = 1;
+}
+
+void *GOMP_single_copy_start(void)
+{
+    pthread_once(&once, resolve);
+    copy_barrier_next();
+    return real_copy_start();
+}
+
+void GOMP_single_copy_end(void *data)
+{
+    pthread_once(&once, resolve);
+    copy_barrier_next();
+    real_copy_end(data);
 }
 
 /* The end of a worksharing construct: libgomp's nowait end (its bookkeeping: the last thread out frees
