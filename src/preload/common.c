@@ -1,5 +1,6 @@
 /* common.c — environment and reporting for libandgate-preload.so (see preload.h). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -9,12 +10,24 @@
 
 #include "andgate.h"
 #include "preload.h"
+#include "team.h"
 #include "topo.h"
 
-/* Before any barrier: the topology from sysfs when it describes every CPU (topo.h says why) */
-__attribute__((constructor)) static void topology_from_sysfs(void)
+/* At load: the topology from sysfs when it describes every CPU (topo.h says why), before any barrier;
+ * and in a program linked with an OpenMP runtime that the shim serves, what its first team would pay
+ * inside a region, paid now (team.h, ag_team_warm). RTLD_NEXT: the runtime's entry points, not the
+ * shim's own. A program without a runtime pays two symbol lookups. */
+__attribute__((constructor)) static void at_load(void)
 {
     ag_topo_prefer_sysfs();
+    const char *runtime = dlsym(RTLD_NEXT, "GOMP_parallel")      ? "libgomp"
+                          : dlsym(RTLD_NEXT, "__kmpc_fork_call") ? "libomp"
+                                                                 : NULL;
+    if (!runtime)
+        return;
+    const struct ag_preload_env *env = ag_preload_env();
+    if (env->enabled && (runtime[3] == 'g' ? env->gomp : env->omp))
+        ag_team_warm(runtime);
 }
 
 static struct ag_preload_env env;

@@ -132,12 +132,21 @@ static double pause_ns(void)
     return ns;
 }
 
-void ag_team_warm(const char *runtime)
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static const char *warm_runtime;
+
+static void warm(void)
 {
     (void)ag_topo_get();
     (void)ag_usable_cpus();
-    if (!strcmp(runtime, "libgomp"))
+    if (!strcmp(warm_runtime, "libgomp"))
         (void)pause_ns();
+}
+
+void ag_team_warm(const char *runtime)
+{
+    warm_runtime = runtime;
+    pthread_once(&warm_once, warm);
 }
 
 /* The runtime's own wait policy as an andgate spec (the shim replaces the runtime's barrier; waiting as

@@ -33,12 +33,14 @@ struct ag_team_region {
     int tasks; /* the master's: the region created deferred tasks the last time it ran (team_tasks.c) */
 };
 
-/* Once, when the shim first sees the runtime (libgomp: its first call into the shim; libomp: the OMPT
- * tool's initialization), before any team is served: what a process's first served team would otherwise
- * pay inside its region — the topology read from sysfs, the process's CPUs (their files read once), and
- * for libgomp the pause latency (runtime_wait) — about 0.9 ms on the development VM. A program that times
- * its first regions saw it: EPCC's taskbench sized its PARALLEL TASK test from a first run that held it,
- * and reported 15-50x libgomp's overhead per task (docs/results.md). */
+/* Once per process, before any team is served: what a process's first served team would otherwise pay
+ * inside its region — the topology read from sysfs, the process's CPUs (their files read once), and for
+ * libgomp the pause latency (runtime_wait) — about 0.5 ms on the development VM (0.9 ms before the pause
+ * calibration was cut). Called when the library is loaded into a program linked with the runtime
+ * (common.c), else at the shim's first contact with it (libgomp: its first call into the shim; libomp:
+ * the OMPT tool's initialization; a runtime loaded later with dlopen). A program that times its first
+ * regions saw it: EPCC's taskbench sized its PARALLEL TASK test from a first run that held it, and
+ * reported 15-50x libgomp's overhead per task (docs/results.md). */
 void ag_team_warm(const char *runtime);
 
 /* Called by a thread about to start a team at nesting level `level` (1 = a root team), before the team
