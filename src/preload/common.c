@@ -20,14 +20,13 @@
 __attribute__((constructor)) static void at_load(void)
 {
     ag_topo_prefer_sysfs();
-    const char *runtime = dlsym(RTLD_NEXT, "GOMP_parallel")      ? "libgomp"
-                          : dlsym(RTLD_NEXT, "__kmpc_fork_call") ? "libomp"
-                                                                 : NULL;
-    if (!runtime)
+    int gomp = dlsym(RTLD_NEXT, "GOMP_parallel") != NULL;
+    int kmp = !gomp && dlsym(RTLD_NEXT, "__kmpc_fork_call") != NULL;
+    if (!gomp && !kmp)
         return;
     const struct ag_preload_env *env = ag_preload_env();
-    if (env->enabled && (runtime[3] == 'g' ? env->gomp : env->omp))
-        ag_team_warm(runtime);
+    if (env->enabled && (gomp ? env->gomp : env->omp))
+        ag_team_warm(gomp ? "libgomp" : "libomp");
 }
 
 static struct ag_preload_env env;
