@@ -133,20 +133,18 @@ static double pause_ns(void)
 }
 
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
-static const char *warm_runtime;
 
 static void warm(void)
 {
     (void)ag_topo_get();
     (void)ag_usable_cpus();
-    if (!strcmp(warm_runtime, "libgomp"))
-        (void)pause_ns();
 }
 
 void ag_team_warm(const char *runtime)
 {
-    warm_runtime = runtime;
     pthread_once(&warm_once, warm);
+    if (!strcmp(runtime, "libgomp"))
+        (void)pause_ns(); /* measured once: later calls return its figure */
 }
 
 /* The runtime's own wait policy as an andgate spec (the shim replaces the runtime's barrier; waiting as
