@@ -41,15 +41,15 @@ static int episode(struct sim *s, unsigned tid, double *ready)
     if (s->o->hw)
         return sim_hw_episode(s, tid);
     if (s->o->split_ns <= 0)
-        return ag_episode(s->algo, &s->run, s->self, tid, AG_NO_DEADLINE);
+        return ag_episode(s->algo, &s->run, s->self, tid, AG_NO_DEADLINE, &p->lane);
     uint64_t tok;
-    int rc = ag_arrive(s->algo, &s->run, s->self, tid, &tok);
+    int rc = ag_arrive(s->algo, &s->run, s->self, tid, &tok, &p->lane);
     if (rc)
         return rc;
     sim_compute(s, s->o->split_ns);
     *ready = p->clock;
     sim_yield(s); /* the departure starts in clock order */
-    return ag_depart(s->algo, &s->run, s->self, tid, tok, AG_NO_DEADLINE);
+    return ag_depart(s->algo, &s->run, s->self, tid, tok, AG_NO_DEADLINE, &p->lane);
 }
 
 /* One participant's life: the episodes, with the checks of tests/test_semantics.c. */

@@ -53,6 +53,7 @@ struct part {
     int entering;         /* woken to take a mutex (CSA: about to enter one) */
     double csa_since;     /* when it gained CSA priority, -1: it has none */
     int csa_expired;      /* its CSALimit ran out in this critical section: RR until it leaves */
+    struct ag_lane lane;  /* its way into the barrier (algo.h) */
 };
 
 struct copy {

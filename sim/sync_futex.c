@@ -181,7 +181,7 @@ static void fx_broadcast(struct sim *s, unsigned c, unsigned m)
 
 static int fx_barrier(struct sim *s)
 {
-    return ag_episode(s->algo, &s->run, s->self, s->cur, AG_NO_DEADLINE);
+    return ag_episode(s->algo, &s->run, s->self, s->cur, AG_NO_DEADLINE, &s->part[s->cur].lane);
 }
 
 const struct sim_sync sim_sync_futex = {

@@ -140,6 +140,25 @@ struct ag_algo {
      * write the spec of what it runs now into buf and return its length; 0 before. Reads flags only
      * (flag_load); called outside the episodes' order (ag_barrier_describe, the simulator's record). */
     int  (*chosen)(const struct ag_run *r, char *buf, size_t len);
+    /* Optional, for an algorithm that picks among others while it runs (tune): participant tid has just
+     * completed episode e. If from episode e + 1 on it may run another algorithm directly, on the same
+     * flags with the same episode numbers, write that algorithm and its run and return 1; else 0. Each
+     * participant hands over by itself: the others may still be in this algorithm's wait for the same
+     * episodes, which must then run what the handed-over ones run. */
+    int  (*handover)(const struct ag_run *r, unsigned tid, uint64_t e, const struct ag_algo **to_algo,
+                     struct ag_run *to_run);
+};
+
+/* A participant's way into the barrier (one per participant, private to it, process-local even for a
+ * process-shared barrier): NULL algo, the barrier's own; else, from episode `from` on, what the barrier's
+ * algorithm handed this participant over to. The framework then calls the chosen algorithm itself, so an
+ * adaptive algorithm costs nothing per episode once it has decided (tune.c). A lane is checked against
+ * the episode number the framework loads anyway: a reset (here or in another process) puts every
+ * participant back to epoch0, before `from`, and the lane is dropped at the participant's next episode. */
+struct ag_lane {
+    const struct ag_algo *algo;
+    uint64_t from;
+    struct ag_run run;
 };
 
 /* The framework's private line per participant: slot 0 holds its episode number, slot 1 says whether
@@ -160,24 +179,50 @@ static inline int ag_finish(const struct ag_run *r, uint32_t me, uint64_t e, int
     return rc;
 }
 
-/* One episode of participant tid, as the library and the simulator both run it. A broken barrier
- * refuses at once; a
- * participant that times out breaks the barrier for everybody (000 §4.1's timeout, in software), so a
- * straggler or a dead participant never hangs the others. */
+/* The algorithm and run participant tid uses for episode e: its lane's from `from` on, else the barrier's
+ * (a lane from before a reset is dropped). */
+static inline const struct ag_algo *ag_lane_pick(struct ag_lane *ln, const struct ag_algo *a,
+                                                 const struct ag_run **r, uint64_t e)
+{
+    if (!ln->algo)
+        return a;
+    if ((int64_t)(e - ln->from) >= 0) {
+        *r = &ln->run;
+        return ln->algo;
+    }
+    ln->algo = NULL;
+    return a;
+}
+
+/* After episode e completed with rc: an adaptive algorithm may hand the participant over. */
+static inline int ag_lane_settle(struct ag_lane *ln, const struct ag_algo *a, const struct ag_run *r,
+                                 unsigned tid, uint64_t e, int rc)
+{
+    if (a->handover && (rc == 0 || rc == AG_SERIAL) && a->handover(r, tid, e, &ln->algo, &ln->run))
+        ln->from = e + 1;
+    return rc;
+}
+
+/* One episode of participant tid, as the library and the simulator both run it (ln: tid's lane). A
+ * broken barrier refuses at once; a participant that times out breaks the barrier for everybody (000
+ * §4.1's timeout, in software), so a straggler or a dead participant never hangs the others. */
 static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
-                             uint64_t deadline)
+                             uint64_t deadline, struct ag_lane *ln)
 {
     uint32_t me = ag_at(self, tid);
     if (flag_load(&r->fl, me + 1) == AG_ARRIVED)
         return EINVAL; /* arrived split-phase: depart first */
     flag_put(&r->fl, me + 1, AG_INSIDE);
     uint64_t e = flag_load(&r->fl, me);
-    return ag_finish(r, me, e, flag_broken(&r->fl) ? AG_EBROKEN : a->wait(r, tid, e, deadline));
+    a = ag_lane_pick(ln, a, &r, e);
+    int rc = ag_finish(r, me, e, flag_broken(&r->fl) ? AG_EBROKEN : a->wait(r, tid, e, deadline));
+    return ag_lane_settle(ln, a, r, tid, e, rc);
 }
 
-/* Split phase: the participant counts as inside from arrive until depart returns. */
+/* Split phase: the participant counts as inside from arrive until depart returns. Both pick the lane by
+ * the same episode number, which only depart's end advances. */
 static inline int ag_arrive(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
-                            uint64_t *tok)
+                            uint64_t *tok, struct ag_lane *ln)
 {
     uint32_t me = ag_at(self, tid);
     if (flag_load(&r->fl, me + 1) != 0)
@@ -186,19 +231,23 @@ static inline int ag_arrive(const struct ag_algo *a, const struct ag_run *r, ag_
         return AG_EBROKEN;
     flag_put(&r->fl, me + 1, AG_ARRIVED);
     *tok = 0;
+    uint64_t e = flag_load(&r->fl, me);
+    a = ag_lane_pick(ln, a, &r, e);
     if (a->arrive)
-        a->arrive(r, tid, flag_load(&r->fl, me), tok);
+        a->arrive(r, tid, e, tok);
     return 0;
 }
 
 static inline int ag_depart(const struct ag_algo *a, const struct ag_run *r, ag_frange_t self, unsigned tid,
-                            uint64_t tok, uint64_t deadline)
+                            uint64_t tok, uint64_t deadline, struct ag_lane *ln)
 {
     uint32_t me = ag_at(self, tid);
     if (flag_load(&r->fl, me + 1) != AG_ARRIVED)
         return EINVAL; /* depart without arrive */
     uint64_t e = flag_load(&r->fl, me);
-    return ag_finish(r, me, e, a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline));
+    a = ag_lane_pick(ln, a, &r, e);
+    int rc = ag_finish(r, me, e, a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline));
+    return ag_lane_settle(ln, a, r, tid, e, rc);
 }
 
 /* wait() of an algorithm with a native split phase: its arrive, then its depart (both inlined). */

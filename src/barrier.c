@@ -134,6 +134,11 @@ void ag_reset_state(ag_barrier_t *b)
     flag_store(&b->run.fl, b->run.fl.broken, 0);
 }
 
+ag_barrier_t *ag_handle_alloc(unsigned n)
+{
+    return calloc(1, sizeof(ag_barrier_t) + (size_t)n * sizeof(struct ag_lane));
+}
+
 int ag_plan(ag_barrier_t *b, unsigned n, unsigned algo, const long *params, const struct ag_waitpol *wp,
             const struct ag_shape *sh, struct ag_layout *L)
 {
@@ -183,7 +188,7 @@ int ag_barrier_init_at(ag_barrier_t **out, const ag_config_t *cfg, uint64_t epoc
     int rc = ag_resolve(cfg, &sp, &wp, &sh, msg, sizeof msg);
     if (rc)
         return rc;
-    ag_barrier_t *b = calloc(1, sizeof *b);
+    ag_barrier_t *b = ag_handle_alloc(cfg->nthreads);
     struct ag_layout L;
     if (!b) {
         ag_shape_free(&sh);
@@ -233,10 +238,10 @@ static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
     if (b->run.fl.pshared)
         ag_owner_stamp(b, tid); /* before ag_episode sets the marker (owner.c, I1) */
     if (!__tsan_release)
-        return ag_episode(b->algo, &b->run, b->self, tid, deadline);
+        return ag_episode(b->algo, &b->run, b->self, tid, deadline, &b->lanes[tid]);
     char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
     __tsan_release(sync);
-    int rc = ag_episode(b->algo, &b->run, b->self, tid, deadline);
+    int rc = ag_episode(b->algo, &b->run, b->self, tid, deadline, &b->lanes[tid]);
     if (rc == 0 || rc == AG_SERIAL)
         __tsan_acquire(sync);
     return rc;
@@ -265,7 +270,7 @@ int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token)
         __tsan_release(&b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1]);
     if (b->run.fl.pshared)
         ag_owner_stamp(b, tid); /* before ag_arrive sets the marker (owner.c, I1) */
-    return ag_arrive(b->algo, &b->run, b->self, tid, token);
+    return ag_arrive(b->algo, &b->run, b->self, tid, token, &b->lanes[tid]);
 }
 
 int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline)
@@ -274,7 +279,7 @@ int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const str
     if (!b || tid >= b->run.n || ag_deadline_ns(abs_deadline, &dl))
         return EINVAL;
     char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
-    int rc = ag_depart(b->algo, &b->run, b->self, tid, token, dl);
+    int rc = ag_depart(b->algo, &b->run, b->self, tid, token, dl, &b->lanes[tid]);
     if (__tsan_acquire && (rc == 0 || rc == AG_SERIAL))
         __tsan_acquire(sync);
     return rc;

@@ -28,7 +28,11 @@ struct ag_barrier {
     _Atomic int chosen_state;
     char desc_chosen[512];
     char tsan_sync[2];            /* ThreadSanitizer sync objects, by episode parity (barrier.c) */
+    struct ag_lane lanes[];       /* per participant (algo.h) */
 };
+
+/* A zeroed handle with lanes for n participants; NULL on ENOMEM. Free it with free(). */
+ag_barrier_t *ag_handle_alloc(unsigned n);
 
 struct ag_shape;
 struct ag_spec;

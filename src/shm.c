@@ -112,7 +112,7 @@ static int plan_from_config(const ag_config_t *cfg, struct plan *p)
     int rc = ag_resolve(cfg, &sp, &wp, &p->sh, msg, sizeof msg);
     if (rc)
         return rc;
-    if (!(p->b = calloc(1, sizeof *p->b))) {
+    if (!(p->b = ag_handle_alloc(cfg->nthreads))) {
         ag_shape_free(&p->sh);
         return ENOMEM;
     }
@@ -282,7 +282,7 @@ int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len)
     for (int k = 0; k < AG_MAXKEYS; k++)
         params[k] = (long)h.params[k];
     struct ag_waitpol wp = { (int)h.wait_kind, h.wait_ns, h.wait_yield_ns, h.wait_lead_ns };
-    if (!(p.b = calloc(1, sizeof *p.b))) {
+    if (!(p.b = ag_handle_alloc(h.nthreads))) {
         plan_free(&p);
         return ENOMEM;
     }

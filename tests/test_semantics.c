@@ -159,22 +159,56 @@ static void *worker(void *p)
 /* tune names its choice once it has made it — after C candidates x block x rounds episodes (C = 7 up to
  * 8 participants, where ticket is one of them, else 6), never
  * before (one participant's whole episodes complete on arrival, its split ones run tune: either) — as
- * a spec of another algorithm, and forgets it on reset. 0, or 1 with the reason in err. */
-static int check_chosen(ag_barrier_t *b, unsigned n, unsigned episodes, char *err, size_t len)
+ * a spec of another algorithm, and forgets it on reset. From the episode after the tuning on, every
+ * participant is handed over to the chosen candidate (white box: its lane, algo.h), and before it none.
+ * 0, or 1 with the reason in err; *handed: the lanes were handed over. */
+static int check_chosen(ag_barrier_t *b, unsigned n, unsigned episodes, int *handed, char *err, size_t len)
 {
     const char *d = ag_barrier_describe(b), *bl = strstr(d, "block="), *ro = strstr(d, "rounds=");
+    *handed = 0;
     if (strncmp(d, "tune:", 5) || !bl || !ro)
         return 0;
-    unsigned decided = episodes >= (n <= 8 ? 7u : 6u) * (unsigned)atoi(bl + 6) * (unsigned)atoi(ro + 7);
+    unsigned tuning = (n <= 8 ? 7u : 6u) * (unsigned)atoi(bl + 6) * (unsigned)atoi(ro + 7);
     const char *c = strstr(d, " chose=");
-    struct ag_spec sp;
+    struct ag_spec sp = { 0 };
     char msg[160];
-    if (n > 1 && !decided != !c)
+    if (n > 1 && !(episodes >= tuning) != !c)
         return snprintf(err, len, "after %u episodes: %s", episodes, d), 1;
     if (c && (ag_spec_parse(&ag_algo_table, c + 7, &sp, msg, sizeof msg) || !strcmp(sp.kind->name, "tune")))
         return snprintf(err, len, "the choice is not a spec of a candidate: %s", d), 1;
+    for (unsigned t = 0; n > 1 && t < n; t++) {
+        const struct ag_algo *to = b->lanes[t].algo;
+        if (!to != !(episodes > tuning) || (to && (!c || strcmp(to->k.name, sp.kind->name))))
+            return snprintf(err, len, "after %u episodes, tid %u runs %s: %s", episodes, t,
+                            to ? to->k.name : "tune", d), 1;
+    }
+    *handed = n > 1 && episodes > tuning;
     if (ag_barrier_reset(b) || strstr(ag_barrier_describe(b), " chose="))
         return snprintf(err, len, "reset kept the choice: %s", ag_barrier_describe(b)), 1;
+    return 0;
+}
+
+/* One run of every participant over sh's barrier; 0, or 1 with the reason in sh->first_error. */
+static int run_pass(struct shared *sh, pthread_t *th, struct arg *args)
+{
+    atomic_store(&sh->arrived, 0);
+    memset(sh->serial, 0, sh->episodes * sizeof *sh->serial);
+    for (unsigned t = 0; t < sh->n; t++) {
+        sh->data[0][t] = sh->data[1][t] = 0;
+        args[t] = (struct arg){ sh, t };
+        if (pthread_create(&th[t], NULL, worker, &args[t])) {
+            printf("FAIL: pthread_create\n");
+            exit(2);
+        }
+    }
+    for (unsigned t = 0; t < sh->n; t++)
+        pthread_join(th[t], NULL);
+    if (sh->errors != 0)
+        return 1;
+    for (unsigned k = 0; k < sh->episodes; k++)
+        if (sh->serial[k] != 1)
+            return snprintf(sh->first_error, sizeof sh->first_error, "episode %u had %u AG_SERIAL returns", k,
+                            sh->serial[k]), 1;
     return 0;
 }
 
@@ -196,24 +230,14 @@ static int run_one(const char *algo, const char *wait, unsigned n, unsigned epis
     sh.data[1] = calloc(n, sizeof(unsigned long));
     pthread_t *th = calloc(n, sizeof *th);
     struct arg *args = calloc(n, sizeof *args);
-    for (unsigned t = 0; t < n; t++) {
-        args[t] = (struct arg){ &sh, t };
-        if (pthread_create(&th[t], NULL, worker, &args[t])) {
-            printf("FAIL: pthread_create\n");
-            exit(2);
-        }
-    }
-    for (unsigned t = 0; t < n; t++)
-        pthread_join(th[t], NULL);
-    int failed = sh.errors != 0;
-    for (unsigned k = 0; !failed && k < episodes; k++)
-        if (sh.serial[k] != 1) {
-            snprintf(sh.first_error, sizeof sh.first_error, "episode %u had %u AG_SERIAL returns", k,
-                     sh.serial[k]);
-            failed = 1;
-        }
+    int handed = 0, failed = run_pass(&sh, th, args);
     if (!failed)
-        failed = check_chosen(sh.b, n, episodes, sh.first_error, sizeof sh.first_error);
+        failed = check_chosen(sh.b, n, episodes, &handed, sh.first_error, sizeof sh.first_error);
+    /* after a reset, handed-over participants start at tune again: a lane kept would run the old choice
+     * on flags put back for the tuning */
+    if (!failed && handed)
+        failed = run_pass(&sh, th, args) ||
+                 check_chosen(sh.b, n, episodes, &handed, sh.first_error, sizeof sh.first_error);
     if (failed)
         printf("FAIL %s (%s) n=%u epoch0=%" PRIu64 ": %s\n", algo, ag_barrier_describe(sh.b), n, epoch0,
                sh.first_error);

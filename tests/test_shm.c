@@ -1,7 +1,8 @@
 /* test_shm.c — process-shared barriers: forked and separately exec'd processes that map one file at
  * different addresses run 10^4 episodes with the counter check; corrupt, truncated or mismatched
  * segments are refused (run under ASan too: nothing outside the mapping is touched); a participant
- * process killed mid-run leaves the others with ETIMEDOUT / AG_EBROKEN. Behaviour only, no timing.
+ * process killed mid-run leaves the others with ETIMEDOUT / AG_EBROKEN; a reset by another process while
+ * the participants stay attached starts them afresh. Behaviour only, no timing.
  *
  * Internal mode: test_shm --child FILE TID — one participant of the run described in FILE. */
 #define _GNU_SOURCE
@@ -29,12 +30,14 @@ struct run_header {
     size_t seg_size, check_off, total;
     unsigned n, episodes;
     int die_after; /* a participant (the last) kills itself after this many episodes; 0: none */
+    unsigned reset_at; /* every participant stops before this episode until the parent has reset; 0: none */
     char algo[64], wait[64];
 };
 
 struct check_area {
     _Atomic uint64_t arrived;
     _Atomic unsigned errors, timeouts, broken;
+    _Atomic unsigned paused, resumed, reset_rc; /* reset_at: participants stopped; the parent's reset done */
     _Atomic unsigned serial[EPISODES];
 };
 
@@ -70,9 +73,20 @@ static int participant(const char *path, unsigned tid)
         return 12;
     struct check_area *ck = (struct check_area *)(void *)(m + rh.check_off);
     int status = 0;
+    unsigned seed = 2654435761u * (tid + 1);
     for (unsigned k = 0; k < rh.episodes; k++) {
+        if (rh.reset_at) { /* staggered arrivals, so that a participant let through early is seen */
+            seed = seed * 1103515245u + 12345u;
+            for (unsigned i = (seed >> 16) % 4 == 0 ? (seed >> 8) % 4000 : 0; i > 0; i--)
+                __asm__ __volatile__("" ::: "memory");
+        }
         if (rh.die_after && tid == rh.n - 1 && k == (unsigned)rh.die_after)
             raise(SIGKILL); /* a participant dies mid-run */
+        if (rh.reset_at && k == rh.reset_at) { /* the parent resets the barrier, this handle stays attached */
+            atomic_fetch_add(&ck->paused, 1);
+            while (!atomic_load(&ck->resumed))
+                usleep(1000);
+        }
         atomic_fetch_add_explicit(&ck->arrived, 1, memory_order_relaxed);
         struct timespec dl = in_ms(rh.die_after ? 500 : 60000);
         int rc = ag_barrier_wait_until(b, tid, &dl);
@@ -100,13 +114,15 @@ static int participant(const char *path, unsigned tid)
 }
 
 /* Creates the file for a run; returns its path in path (mkstemp). */
-static int make_run(char *path, const char *algo, const char *wait, unsigned episodes, int die_after)
+static int make_run(char *path, const char *algo, const char *wait, unsigned episodes, int die_after,
+                    unsigned reset_at)
 {
     ag_config_t cfg = { .nthreads = NPROC, .algo = algo, .wait = wait, .flags = AG_PSHARED };
     size_t seg = ag_barrier_shm_size(&cfg);
     if (!seg)
         return -1;
-    struct run_header rh = { .seg_size = seg, .n = NPROC, .episodes = episodes, .die_after = die_after };
+    struct run_header rh = { .seg_size = seg, .n = NPROC, .episodes = episodes, .die_after = die_after,
+                             .reset_at = reset_at };
     rh.check_off = PAGE + (seg + PAGE - 1) / PAGE * PAGE;
     rh.total = rh.check_off + (sizeof(struct check_area) + PAGE - 1) / PAGE * PAGE;
     snprintf(rh.algo, sizeof rh.algo, "%s", algo);
@@ -135,6 +151,31 @@ static struct check_area *read_check(const char *path, struct run_header *rh, vo
     return *m ? (struct check_area *)(void *)((unsigned char *)*m + rh->check_off) : NULL;
 }
 
+/* A run with reset_at: once every participant has stopped, this process attaches a handle of its own,
+ * resets the barrier through it and lets them go on (the result in the check area). */
+static void reset_when_paused(const char *path)
+{
+    struct run_header rh;
+    void *m;
+    struct check_area *ck = read_check(path, &rh, &m);
+    if (!ck || !rh.reset_at) {
+        if (m)
+            munmap(m, rh.total);
+        return;
+    }
+    for (int ms = 0; atomic_load(&ck->paused) < rh.n && ms < 60000; ms++)
+        usleep(1000);
+    ag_barrier_t *b;
+    int rc = ag_barrier_attach_shm(&b, (unsigned char *)m + PAGE, rh.seg_size);
+    if (rc == 0) {
+        rc = ag_barrier_reset(b);
+        ag_barrier_destroy(b);
+    }
+    atomic_store(&ck->reset_rc, (unsigned)rc);
+    atomic_store(&ck->resumed, 1);
+    munmap(m, rh.total);
+}
+
 /* n processes, forked (exec = 0) or exec'd, all participants; returns their exit statuses. */
 static void run_processes(const char *path, int exec, int *status)
 {
@@ -151,6 +192,7 @@ static void run_processes(const char *path, int exec, int *status)
             _exit(participant(path, t));
         }
     }
+    reset_when_paused(path);
     for (unsigned t = 0; t < NPROC; t++) {
         int st;
         waitpid(pid[t], &st, 0);
@@ -158,10 +200,14 @@ static void run_processes(const char *path, int exec, int *status)
     }
 }
 
-static void processes_case(const char *algo, const char *wait, int exec)
+/* n processes run the barrier; reset_at: another process resets it after that many episodes while they stay
+ * attached (0: none). tune hands each participant over to its choice once it has decided (a process-local
+ * lane, algo.h); after the reset all of them must tune again: a lane kept would run the old choice on flags
+ * put back for the tuning, and hang or miscount. */
+static void processes_case(const char *algo, const char *wait, int exec, unsigned reset_at)
 {
     char path[64];
-    if (make_run(path, algo, wait, EPISODES, 0) != 0) {
+    if (make_run(path, algo, wait, EPISODES, 0, reset_at) != 0) {
         CHECK(0, "%s: could not create the run file", algo);
         return;
     }
@@ -173,10 +219,11 @@ static void processes_case(const char *algo, const char *wait, int exec)
     unsigned bad = 0;
     for (unsigned k = 0; ck && k < EPISODES; k++)
         bad += ck->serial[k] != 1;
-    CHECK(st[0] == 0 && st[1] == 0 && st[2] == 0, "%s wait=%s %s: exit statuses %d %d %d", algo, wait,
-          exec ? "exec" : "fork", st[0], st[1], st[2]);
-    CHECK(ck && ck->errors == 0 && bad == 0, "%s wait=%s %s: %u counter errors, %u episodes without exactly one "
-          "AG_SERIAL", algo, wait, exec ? "exec" : "fork", ck ? (unsigned)ck->errors : 0, bad);
+    CHECK(st[0] == 0 && st[1] == 0 && st[2] == 0, "%s wait=%s %s reset_at=%u: exit statuses %d %d %d", algo, wait,
+          exec ? "exec" : "fork", reset_at, st[0], st[1], st[2]);
+    CHECK(ck && ck->errors == 0 && bad == 0 && ck->reset_rc == 0, "%s wait=%s %s reset_at=%u: %u counter errors, "
+          "%u episodes without exactly one AG_SERIAL, reset returned %u", algo, wait, exec ? "exec" : "fork",
+          reset_at, ck ? (unsigned)ck->errors : 0, bad, ck ? (unsigned)ck->reset_rc : 0);
     if (m)
         munmap(m, rh.total);
     unlink(path);
@@ -185,7 +232,7 @@ static void processes_case(const char *algo, const char *wait, int exec)
 static void killed_case(const char *algo)
 {
     char path[64];
-    if (make_run(path, algo, "auto", EPISODES, 100) != 0) {
+    if (make_run(path, algo, "auto", EPISODES, 100, 0) != 0) {
         CHECK(0, "%s: run file", algo);
         return;
     }
@@ -297,10 +344,12 @@ int main(int argc, char **argv)
     static const char *const algos[] = { "central", "counting", "ticket", "linear", "combining", "mcs",
                                          "tournament", "stour", "dtour", "dissemination", "hybrid" };
     for (unsigned a = 0; a < sizeof algos / sizeof algos[0]; a++) {
-        processes_case(algos[a], "auto", 0);
-        processes_case(algos[a], a % 2 ? "block" : "hybrid:spin_ns=2000,yield_ns=2000", 1);
+        processes_case(algos[a], "auto", 0, 0);
+        processes_case(algos[a], a % 2 ? "block" : "hybrid:spin_ns=2000,yield_ns=2000", 1, 0);
         corruption_case(algos[a]);
     }
+    processes_case("tune:block=1,rounds=1", "auto", 0, 200);
+    processes_case("tune", "hybrid:spin_ns=2000,yield_ns=2000", 0, 200);
     killed_case("dissemination");
     killed_case("central");
     killed_case("combining");

@@ -56,5 +56,5 @@ static AG_WAIT_FROM_SPLIT(wait, arrive, depart)
 
 const struct ag_algo ag_algo_central = {
     { "central", "sense-reversing centralized counter", "002 §II-B SENSE; 003 §3 sr", NULL },
-    setup, reset, wait, arrive, depart, NULL,
+    setup, reset, wait, arrive, depart, NULL, NULL,
 };

@@ -60,5 +60,5 @@ static const struct ag_key keys[] = {
 const struct ag_algo ag_algo_combining = {
     { "combining", "software combining tree: counters per node, last arriver climbs",
       "002 §II-B CMB; 003 §3 ct", keys },
-    setup, ag_ctree_reset, ag_ctree_wait, ag_ctree_arrive, ag_ctree_depart, NULL,
+    setup, ag_ctree_reset, ag_ctree_wait, ag_ctree_arrive, ag_ctree_depart, NULL, NULL,
 };

@@ -59,5 +59,5 @@ static AG_WAIT_FROM_SPLIT(wait, arrive, depart)
 const struct ag_algo ag_algo_counting = {
     { "counting", "two-generation counting barrier (the HARP design in software)", "000 §2, §3 Fig. 5",
       NULL },
-    setup, reset, wait, arrive, depart, NULL,
+    setup, reset, wait, arrive, depart, NULL, NULL,
 };

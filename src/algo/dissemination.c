@@ -48,5 +48,5 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
 const struct ag_algo ag_algo_dissemination = {
     { "dissemination", "n-way dissemination: ceil(log_{ways+1} n) rounds of parallel signals",
       "003 §3 dsmn; 002 §II-B DIS", keys },
-    setup, reset, wait, NULL, NULL, NULL, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, NULL, NULL, /* split phase: depart runs wait */
 };

@@ -73,5 +73,5 @@ static const struct ag_key keys[] = {
 const struct ag_algo ag_algo_dtour = {
     { "dtour", "dynamic f-way tournament: balanced rounds, winner decided by atomics, reset-free counts",
       "002 §II-B DTOUR; 003 §3 dtn", keys },
-    setup, ag_ctree_reset, ag_ctree_wait, ag_ctree_arrive, ag_ctree_depart, NULL,
+    setup, ag_ctree_reset, ag_ctree_wait, ag_ctree_arrive, ag_ctree_depart, NULL, NULL,
 };

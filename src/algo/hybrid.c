@@ -72,5 +72,5 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
 const struct ag_algo ag_algo_hybrid = {
     { "hybrid", "centralized inside a group, dissemination across group leaders", "003 §4 dsmnH, Listing 1.1",
       keys },
-    setup, reset, wait, NULL, NULL, NULL, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, NULL, NULL, /* split phase: depart runs wait */
 };

@@ -53,5 +53,5 @@ const struct ag_algo ag_algo_linear = {
     { "linear", "master gathers per-participant arrival flags, then releases", "000 §2 Pool; libomp linear",
       NULL },
     /* split phase in depart: the master's arrival is its gather, which waits for everybody */
-    setup, reset, wait, NULL, NULL, NULL,
+    setup, reset, wait, NULL, NULL, NULL, NULL,
 };

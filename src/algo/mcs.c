@@ -88,5 +88,5 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
 
 const struct ag_algo ag_algo_mcs = {
     { "mcs", "MCS tree: 4-ary arrival, binary wake-up", "002 §II-B MCS", NULL },
-    setup, reset, wait, NULL, NULL, NULL, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, NULL, NULL, /* split phase: depart runs wait */
 };

@@ -143,5 +143,5 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
 const struct ag_algo ag_algo_stour = {
     { "stour", "static f-way tournament; fanin=4,pad=line,wake=numa is 002's optimized barrier",
       "002 §II-B STOUR, §V-B (Fig. 8, (1)), §V-C ((3)-(5))", keys },
-    setup, reset, wait, NULL, NULL, NULL, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, NULL, NULL, /* split phase: depart runs wait */
 };

@@ -63,5 +63,5 @@ static AG_WAIT_FROM_SPLIT(wait, arrive, depart)
 
 const struct ag_algo ag_algo_ticket = {
     { "ticket", "ticket barrier: one fetch-and-increment per arrival, no per-episode reset", "000 §2", NULL },
-    setup, reset, wait, arrive, depart, NULL,
+    setup, reset, wait, arrive, depart, NULL, NULL,
 };

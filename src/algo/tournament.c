@@ -146,5 +146,5 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
 
 const struct ag_algo ag_algo_tournament = {
     { "tournament", "static tournament", "002 §II-B TOUR; 003 §3 stn", keys },
-    setup, reset, wait, NULL, NULL, NULL, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, NULL, NULL, /* split phase: depart runs wait */
 };

@@ -5,10 +5,14 @@
  * (its departures from the turn's first and last episodes: block - 1 whole episodes, the program's
  * work between them included) and, after the last tuning episode, publishes the candidate with the
  * shortest turn. One more episode runs candidate 0, so that the
- * decision is visible to everybody; from then on every episode is the chosen candidate's.
+ * decision is visible to everybody; from then on every episode is the chosen candidate's, and each
+ * participant, once it has read the decision, is handed over to it (algo.h, ag_lane): the framework
+ * calls the candidate itself, and tune costs nothing per episode any more.
  * Invariant: every participant maps episode k (counted from epoch0) to the same candidate and to the
- * same episode number of that candidate, so each candidate sees its own episodes numbered 0, 1, 2, ...
- * with no gaps, whichever episodes the others ran in between.
+ * same episode number of that candidate, so each candidate sees its own episodes numbered on from its
+ * first with no gaps, whichever episodes the others ran in between. Candidate c's numbering starts at
+ * epoch0 + shift(c), chosen so that after the tuning its episode number is tune's own: a handed-over
+ * participant and one still in tune's wait run the same episode of it.
  * Source: 003 §5.2 ("ideal meta-algorithm", "selecting algorithms dynamically"), §5.3 (the best delay
  * and even the address of the synchronization line depend on runtime conditions). Details:
  * docs/algorithms/tune.md.
@@ -51,7 +55,6 @@ struct tune {
     uint32_t ncand;          /* the candidates measured at this count, c[0 .. ncand - 1] */
     uint32_t clock;          /* participant 0's line: [0] the turn's start, [1 + c * rounds + round] turn times */
     uint32_t decision;       /* 1 + the chosen candidate, 0 until published */
-    ag_frange_t mine;        /* each participant's copy of it, on a line of its own */
     struct tune_cand c[NCAND_MAX];
 };
 
@@ -88,7 +91,6 @@ static int setup(const struct ag_setup *s, struct ag_layout *L)
         t.ncand += (uint32_t)measured(i, s->n);
     t.clock = ag_flags_alloc(L, 1, 1 + t.ncand * t.rounds, AG_PAD).first;
     t.decision = ag_flags_alloc(L, 1, 1, AG_PAD).first;
-    t.mine = ag_flags_alloc(L, s->n, 1, AG_PAD);
     for (unsigned i = 0, c = 0; i < NCAND_MAX && !rc; i++) {
         if (!measured(i, s->n))
             continue;
@@ -115,10 +117,21 @@ static uint32_t turn_slot(const struct tune *t, unsigned c, uint64_t round)
     return t->clock + 1 + c * t->rounds + (uint32_t)round;
 }
 
-/* candidate c's run: the barrier's flags and epoch0, c's state and parameters */
+/* Episodes of tuning: C candidates, B at a time, `rounds` turns each. */
+static uint64_t tuning_len(const struct tune *t) { return (uint64_t)t->ncand * t->block * t->rounds; }
+
+/* Candidate c's first episode number, as an offset from epoch0. It runs B x rounds episodes while tuning
+ * (candidate 0 one more, the episode after the tuning), so with this start its episode after those is
+ * numbered like tune's: epoch0 + tuning + 1. */
+static uint64_t shift(const struct tune *t, unsigned c)
+{
+    return tuning_len(t) + 1 - (uint64_t)t->block * t->rounds - (c == 0);
+}
+
+/* candidate c's run: the barrier's flags, c's state and parameters, c's numbering */
 static struct ag_run cand_run(const struct ag_run *r, const struct tune *t, unsigned c)
 {
-    return (struct ag_run){ r->fl, r->n, (const char *)t + t->c[c].off, t->c[c].p, r->epoch0 };
+    return (struct ag_run){ r->fl, r->n, (const char *)t + t->c[c].off, t->c[c].p, r->epoch0 + shift(t, c) };
 }
 
 static void reset(const struct ag_run *r)
@@ -131,8 +144,6 @@ static void reset(const struct ag_run *r)
     for (uint32_t j = 0; j <= t->ncand * t->rounds; j++)
         flag_put(&r->fl, t->clock + j, 0);
     flag_put(&r->fl, t->decision, 0);
-    for (uint32_t q = 0; q < r->n; q++)
-        flag_put(&r->fl, ag_at(t->mine, q), 0);
 }
 
 /* Participant 0, after the last tuning episode: the candidate with the smallest best turn (the first of
@@ -154,32 +165,26 @@ static void decide(const struct ag_run *r, const struct tune *t)
     flag_put(&r->fl, t->decision, best + 1);
 }
 
+/* The chosen candidate, once published: participant 0 put the decision before it arrived at episode
+ * `tuning`, so whoever has left that episode reads it (the episode's release ordered the put before
+ * this load). -1 before. */
+static int decided(const struct ag_run *r, const struct tune *t)
+{
+    uint64_t d = flag_load(&r->fl, t->decision);
+    return d == 0 || d > t->ncand ? -1 : (int)d - 1;
+}
+
 static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadline)
 {
     const struct tune *t = r->st;
-    const uint64_t k = e - r->epoch0, B = t->block, C = t->ncand, tuning = C * B * t->rounds;
-    unsigned c;
-    uint64_t j; /* candidate c's own episode number, from 0 */
+    const uint64_t k = e - r->epoch0, B = t->block, C = t->ncand, tuning = tuning_len(t);
+    unsigned c = 0; /* at k == tuning, while the decision is on its way: candidate 0 once more */
+    uint64_t ce = e; /* candidate c's episode number: tune's own from the tuning's end on (shift) */
     if (k < tuning) {
         c = (unsigned)(k / B % C);
-        j = k / (B * C) * B + k % B;
-    } else if (k == tuning) { /* the decision is on its way: candidate 0 once more */
-        c = 0;
-        j = B * t->rounds;
-    } else {
-        /* participant 0 put the decision before it arrived at episode `tuning`, and this participant
-         * left that episode since: the episode's release ordered the put before this load. Each
-         * participant reads the shared flag once and its own copy after that: where a line is served
-         * from its home and not copied into the readers' caches (TILE64's home tiles), n loads of one
-         * flag every episode would queue at its home. */
-        uint32_t me = ag_at(t->mine, tid);
-        uint64_t d = flag_load(&r->fl, me);
-        if (d == 0) {
-            d = flag_load(&r->fl, t->decision);
-            flag_put(&r->fl, me, d);
-        }
-        c = (unsigned)d - 1;
-        j = B * t->rounds + (c == 0) + (k - tuning - 1);
+        ce = r->epoch0 + shift(t, c) + k / (B * C) * B + k % B;
+    } else if (k > tuning) { /* a participant not handed over (ag_lane): it reads the decision itself */
+        c = (unsigned)decided(r, t);
     }
     /* participant 0 times a turn from its departure from the turn's first episode (the first waits
      * for the stragglers of the previous candidate's wake-up) to its departure from the last: B - 1
@@ -188,7 +193,7 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     if (timing && B == 1)
         flag_put(&r->fl, t->clock, flag_now(&r->fl));
     struct ag_run cr = cand_run(r, t, c);
-    int rc = ag_algos[t->c[c].algo]->wait(&cr, tid, r->epoch0 + j, deadline);
+    int rc = ag_algos[t->c[c].algo]->wait(&cr, tid, ce, deadline);
     if (!timing || (rc != 0 && rc != AG_SERIAL))
         return rc;
     if (k % B == 0 && B > 1) {
@@ -203,15 +208,31 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     return rc;
 }
 
+/* Participant tid has completed episode e: from the tuning's last episode on it knows the decision, and
+ * from the next episode on it runs the chosen candidate without tune (its numbering is tune's: shift).
+ * One flag load per participant, once. */
+static int handover(const struct ag_run *r, unsigned tid, uint64_t e, const struct ag_algo **to_algo,
+                    struct ag_run *to_run)
+{
+    (void)tid;
+    const struct tune *t = r->st;
+    int c;
+    if (e - r->epoch0 < tuning_len(t) || (c = decided(r, t)) < 0)
+        return 0;
+    *to_algo = ag_algos[t->c[c].algo];
+    *to_run = cand_run(r, t, (unsigned)c);
+    return 1;
+}
+
 /* The chosen candidate's spec, once participant 0 has published it (its candidate-local parameters:
  * tune's line included). */
 static int chosen(const struct ag_run *r, char *buf, size_t len)
 {
     const struct tune *t = r->st;
-    uint64_t d = flag_load(&r->fl, t->decision);
-    if (d == 0 || d > t->ncand)
+    int d = decided(r, t);
+    if (d < 0)
         return 0;
-    const struct tune_cand *c = &t->c[d - 1];
+    const struct tune_cand *c = &t->c[d];
     return ag_kind_format(&ag_algo_table, &ag_algos[c->algo]->k, c->p, buf, len);
 }
 
@@ -219,5 +240,5 @@ const struct ag_algo ag_algo_tune = {
     { "tune",
       "runs its candidates in turn, times them, keeps the fastest (auto's choice from 3 spinning participants)",
       "003 §5.2 ideal meta-algorithm", keys },
-    setup, reset, wait, NULL, NULL, chosen, /* split phase: depart runs wait */
+    setup, reset, wait, NULL, NULL, chosen, handover, /* split phase: depart runs wait */
 };
