@@ -208,9 +208,9 @@ static int wait(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t deadl
     return rc;
 }
 
-/* Participant tid has completed episode e: from the tuning's last episode on it knows the decision, and
- * from the next episode on it runs the chosen candidate without tune (its numbering is tune's: shift).
- * One flag load per participant, once. */
+/* Participant tid has completed episode e: once that is episode `tuning` (candidate 0's extra one) or a
+ * later one, it can read the decision (decided), and from the next episode on it runs the chosen
+ * candidate without tune (its numbering is tune's: shift). One flag load per participant, once. */
 static int handover(const struct ag_run *r, unsigned tid, uint64_t e, const struct ag_algo **to_algo,
                     struct ag_run *to_run)
 {
