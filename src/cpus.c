@@ -5,7 +5,6 @@
 #include "andgate.h" /* ag_usable_cpus is public: its AG_API declaration exports it from libandgate.so */
 #include "topo.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,13 +29,12 @@ unsigned ag_affinity_cpus(int *cpus, unsigned max)
 /* This process's cgroup path (v2: the "0::" line; v1: the cpu controller's), into rel; v1 or not. */
 static int cgroup_rel(char *rel, size_t len, const char *v1_controller)
 {
-    char line[512];
-    FILE *f = fopen("/proc/self/cgroup", "r");
+    char text[4096], *save = NULL;
     rel[0] = '\0';
-    if (!f)
+    if (ag_sysfs_text("/proc/self/cgroup", text, sizeof text))
         return 0;
     int v1 = 0;
-    while (fgets(line, sizeof line, f)) {
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         /* "ID:CONTROLLERS:PATH"; v2's single hierarchy has no controllers ("0::/path") */
         char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
         if (!path)
@@ -52,8 +50,6 @@ static int cgroup_rel(char *rel, size_t len, const char *v1_controller)
             v1 = 1;
         }
     }
-    fclose(f);
-    rel[strcspn(rel, "\n")] = '\0';
     return v1;
 }
 
@@ -67,13 +63,10 @@ unsigned ag_cgroup_cpu_limit(void)
         long long quota = -1, period = 0;
         if (!v1) {
             snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", rel);
-            FILE *q = fopen(path, "r");
-            if (q) {
-                char qs[32];
-                if (fscanf(q, "%31s %lld", qs, &period) == 2 && strcmp(qs, "max") != 0)
-                    quota = atoll(qs);
-                fclose(q);
-            }
+            char text[64], qs[32];
+            if (ag_sysfs_text(path, text, sizeof text) == 0 && sscanf(text, "%31s %lld", qs, &period) == 2 &&
+                strcmp(qs, "max") != 0)
+                quota = atoll(qs);
         } else {
             int qi, pi;
             snprintf(path, sizeof path, "/sys/fs/cgroup/cpu,cpuacct%s/cpu.cfs_quota_us", rel);
@@ -134,27 +127,28 @@ __attribute__((constructor)) static void affinity_at_load(void)
     at_load_ok = sched_getaffinity(0, sizeof at_load, &at_load) == 0;
 }
 
+struct union_of { cpu_set_t *set; int any; };
+
+static void add_thread(const char *name, void *arg)
+{
+    struct union_of *u = arg;
+    cpu_set_t one;
+    int tid = atoi(name);
+    if (tid > 0 && sched_getaffinity(tid, sizeof one, &one) == 0) {
+        CPU_OR(u->set, u->set, &one);
+        u->any = 1;
+    }
+}
+
 /* The union of the affinity masks of every thread of this process. */
 static int threads_affinity(cpu_set_t *set)
 {
     CPU_ZERO(set);
-    DIR *d = opendir("/proc/self/task");
-    int any = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            cpu_set_t one;
-            int tid = atoi(e->d_name);
-            if (tid > 0 && sched_getaffinity(tid, sizeof one, &one) == 0) {
-                CPU_OR(set, set, &one);
-                any = 1;
-            }
-        }
-        closedir(d);
-    }
-    if (!any && sched_getaffinity(0, sizeof *set, set) == 0)
-        any = 1;
-    return any;
+    struct union_of u = { set, 0 };
+    ag_sysfs_dir("/proc/self/task", add_thread, &u);
+    if (!u.any && sched_getaffinity(0, sizeof *set, set) == 0)
+        u.any = 1;
+    return u.any;
 }
 
 void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process)

@@ -1,18 +1,26 @@
-/* sysfs.c — small readers of /sys and /proc files (topo.c's topology, cpus.c's CPUs); see sysfs.h. */
+/* sysfs.c — small readers of /sys and /proc files (topo.c's topology, cpus.c's CPUs); see sysfs.h.
+ * They allocate nothing (system calls into the caller's buffers, no stdio, no opendir): the preload
+ * library reads the topology when it is loaded, and a program's heap must look the same with it as
+ * without it (docs/preload.md). */
 #define _GNU_SOURCE
 #include "sysfs.h"
 
-#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int ag_sysfs_int(const char *path, int *out)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char buf[64], *end;
+    if (ag_sysfs_text(path, buf, sizeof buf))
         return -1;
-    int ok = fscanf(f, "%d", out) == 1;
-    fclose(f);
-    return ok ? 0 : -1;
+    long v = strtol(buf, &end, 10);
+    if (end == buf)
+        return -1;
+    *out = (int)v;
+    return 0;
 }
 
 /* Parses a kernel cpu list ("0-3,8,10-11"); calls fn for every cpu; returns the first cpu or -1. */
@@ -42,13 +50,47 @@ int ag_sysfs_cpulist_parse(const char *s, void (*fn)(int cpu, void *arg), void *
 /* The first len-1 bytes of a small file, NUL-terminated; 0 or -1. */
 int ag_sysfs_text(const char *path, char *buf, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return -1;
-    size_t n = fread(buf, 1, len - 1, f);
-    fclose(f);
+    size_t n = 0;
+    while (n + 1 < len) {
+        ssize_t r = read(fd, buf + n, len - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
     buf[n] = '\0';
     return 0;
+}
+
+/* The kernel's directory record (getdents64); glibc's struct dirent has the same head. */
+struct linux_dirent64 {
+    unsigned long long d_ino;
+    long long d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+int ag_sysfs_dir(const char *path, void (*fn)(const char *name, void *arg), void *arg)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[4096] __attribute__((aligned(8)));
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+        for (long off = 0; off < n;) {
+            const struct linux_dirent64 *e = (const void *)(buf + off);
+            fn(e->d_name, arg);
+            off += e->d_reclen;
+        }
+    close(fd);
+    return n < 0 ? -1 : 0;
 }
 
 int ag_sysfs_cpulist(const char *path, void (*fn)(int, void *), void *arg)

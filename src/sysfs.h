@@ -1,4 +1,5 @@
-/* sysfs.h — small readers of /sys and /proc files, shared by topo.c and cpus.c (internal). */
+/* sysfs.h — small readers of /sys and /proc files, shared by topo.c and cpus.c (internal). None of them
+ * allocates memory (sysfs.c says why). */
 #ifndef AG_SYSFS_H
 #define AG_SYSFS_H
 
@@ -12,6 +13,9 @@ int ag_sysfs_cpulist_parse(const char *s, void (*fn)(int cpu, void *arg), void *
 
 /* The first len-1 bytes of a small file, NUL-terminated; 0 or -1. */
 int ag_sysfs_text(const char *path, char *buf, size_t len);
+
+/* Calls fn with the name of every entry of a directory ("." and ".." included); 0 or -1. */
+int ag_sysfs_dir(const char *path, void (*fn)(const char *name, void *arg), void *arg);
 
 /* A file holding a cpu list, parsed as ag_sysfs_cpulist_parse does; the first cpu, or -1. */
 int ag_sysfs_cpulist(const char *path, void (*fn)(int, void *), void *arg);

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "topo.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "andgate.h"
@@ -24,6 +24,16 @@
 #ifdef AG_HAVE_HWLOC
 #include <hwloc.h>
 #endif
+
+/* A topology's cpu[] lives in a mapping of its own, outside the malloc heap: the preload library reads
+ * the topology when it is loaded and keeps it, and the program's heap must look as it would without the
+ * library (docs/preload.md; sysfs.c's readers allocate nothing either). Zeroed; NULL on ENOMEM. */
+static struct ag_cpuinfo *cpus_map(size_t n)
+{
+    void *p = mmap(NULL, n * sizeof(struct ag_cpuinfo), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 struct cpuvec {
     struct ag_cpuinfo *v;
@@ -35,9 +45,13 @@ static void push_cpu(int cpu, void *arg)
     struct cpuvec *cv = arg;
     if (cv->n == cv->cap) {
         unsigned cap = cv->cap ? cv->cap * 2 : 64;
-        struct ag_cpuinfo *v = realloc(cv->v, cap * sizeof *v);
+        struct ag_cpuinfo *v = cpus_map(cap);
         if (!v)
             return;
+        if (cv->v) {
+            memcpy(v, cv->v, cv->n * sizeof *v);
+            munmap(cv->v, cv->cap * sizeof *v);
+        }
         cv->v = v;
         cv->cap = cap;
     }
@@ -89,9 +103,7 @@ static void sysfs_fill(struct ag_topo *t)
         c->numa = 0;
         for (int node = 0; node < 1024; node++) {
             snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/node%d", c->cpu, node);
-            DIR *d = opendir(p);
-            if (d) {
-                closedir(d);
+            if (access(p, F_OK) == 0) {
                 c->numa = node;
                 break;
             }
@@ -142,7 +154,7 @@ static int hwloc_fill(struct ag_topo *t)
     if (level == 3 && hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_L3CACHE) == 0)
         level = 2;
     hwloc_obj_type_t ctype = level == 2 ? HWLOC_OBJ_L2CACHE : HWLOC_OBJ_L3CACHE;
-    struct ag_cpuinfo *v = calloc((size_t)npu, sizeof *v);
+    struct ag_cpuinfo *v = cpus_map((size_t)npu);
     if (!v) {
         hwloc_topology_destroy(h);
         return -1;
@@ -169,7 +181,7 @@ static int hwloc_fill(struct ag_topo *t)
     hwloc_topology_destroy(h);
     qsort(v, (size_t)npu, sizeof *v, cmp_cpu);
     t->cpu = v;
-    t->ncpus = (unsigned)npu;
+    t->ncpus = t->cap = (unsigned)npu;
     t->cache_level = level;
     t->source = "hwloc";
     return 0;
@@ -196,13 +208,15 @@ int ag_topo_read(struct ag_topo *t, int source)
         return -1;
     t->cpu = cv.v;
     t->ncpus = cv.n;
+    t->cap = cv.cap;
     sysfs_fill(t);
     return 0;
 }
 
 void ag_topo_free(struct ag_topo *t)
 {
-    free(t->cpu);
+    if (t->cpu && t->cap)
+        munmap(t->cpu, t->cap * sizeof *t->cpu);
     *t = (struct ag_topo){ 0 };
 }
 
@@ -259,7 +273,7 @@ static void topo_load(void)
             return;
         }
     }
-    topo = (struct ag_topo){ "none", 1, &topo_fallback_cpu, 0, 0 };
+    topo = (struct ag_topo){ "none", 1, &topo_fallback_cpu, 0, 0, 0 };
 }
 
 const struct ag_topo *ag_topo_get(void)

@@ -20,6 +20,7 @@ struct ag_topo {
     struct ag_cpuinfo *cpu;  /* ncpus entries, by increasing cpu number */
     int cache_level;         /* the level `cache` groups by (2 or 3), 0 if unknown */
     unsigned guessed;        /* sysfs: CPUs whose core, package or cache group sysfs did not give */
+    unsigned cap;            /* entries in cpu[]'s mapping (topo.c), 0 when cpu[] is not one */
 };
 
 enum { AG_TOPO_HWLOC = 0, AG_TOPO_SYSFS = 1 };
