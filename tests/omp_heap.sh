@@ -4,23 +4,8 @@
 # the page offsets of its first blocks. They must be the same with and without the shim, bound and
 # unbound. Control: the same program with glibc's heap tuned otherwise (MALLOC_TOP_PAD_,
 # MALLOC_MMAP_THRESHOLD_) must print something else, so the comparison can fail.
-set -u
-bin=$1 shim=$2
-tmp=$(mktemp -d /tmp/omp_heap.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 failed=0
-unset ANDGATE_PRELOAD ANDGATE_GOMP ANDGATE_OMP ANDGATE_OMP_LOOPS ANDGATE_VERBOSE ANDGATE_TOPOLOGY
-run() { # run NAME ENV...
-  local name=$1; shift
-  if ! timeout -k 5 60 env OMP_NUM_THREADS=2 "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err"; then
-    failed=$((failed + 1)); echo "FAIL: $name ($*): exit status $?"; sed 's/^/    /' "$tmp/$name.err" | head -5
-  fi
-}
-same() { # same NAME REF WHAT
-  if cmp -s "$tmp/$1.out" "$tmp/$2.out"; then pass=$((pass + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $3: the heap differs from the program's alone:"
-    diff "$tmp/$2.out" "$tmp/$1.out" | head -8 | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/omp_lib.sh"
+export OMP_NUM_THREADS=2
 # the runtime itself reads the machine when it binds threads: compare like with like
 for bind in true false; do
   run plain-$bind OMP_PROC_BIND=$bind
@@ -32,5 +17,4 @@ run control OMP_PROC_BIND=false MALLOC_TOP_PAD_=0 MALLOC_MMAP_THRESHOLD_=4096
 if cmp -s "$tmp/control.out" "$tmp/plain-false.out"; then
   failed=$((failed + 1)); echo "FAIL: the control (a different heap) was not told apart"
 else pass=$((pass + 1)); fi
-echo "$pass passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

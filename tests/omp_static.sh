@@ -5,23 +5,7 @@
 # libomp's, bound and unbound, and the off switches and KMP_SCHEDULE must leave libomp's own. Control:
 # libomp's "greedy" split (KMP_SCHEDULE=static,greedy) gives a different output, so the comparison can
 # tell two splits apart.
-set -u
-bin=$1 shim=$2
-tmp=$(mktemp -d /tmp/omp_static.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 failed=0
-unset OMP_SCHEDULE KMP_SCHEDULE KMP_CONSISTENCY_CHECK ANDGATE_PRELOAD ANDGATE_OMP ANDGATE_OMP_LOOPS ANDGATE_VERBOSE
-run() { # run NAME ENV...: stdout to $tmp/NAME.out, stderr to $tmp/NAME.err; a hang fails
-  local name=$1; shift
-  if ! timeout -k 5 120 env "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err"; then
-    failed=$((failed + 1)); echo "FAIL: $name ($*): exit status $?"; sed 's/^/    /' "$tmp/$name.err" | head -5
-  fi
-}
-same() { # same NAME REF WHAT
-  if cmp -s "$tmp/$1.out" "$tmp/$2.out"; then pass=$((pass + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $3: the split differs from the runtime's own:"
-    diff "$tmp/$2.out" "$tmp/$1.out" | head -8 | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/omp_lib.sh"
 run plain
 [ "$(wc -l < "$tmp/plain.out")" -gt 1000 ] && pass=$((pass + 1)) || { failed=$((failed + 1)); echo "FAIL: too few loops"; }
 for bind in true false; do
@@ -42,5 +26,4 @@ if readelf -d "$bin" 2> /dev/null | grep -q 'NEEDED.*libomp'; then
   run greedy-shim KMP_SCHEDULE=static,greedy LD_PRELOAD="$shim"
   same greedy-shim greedy "KMP_SCHEDULE=static,greedy under the shim (left to libomp)"
 fi
-echo "$pass passed, $failed failed"
-[ "$failed" = 0 ]
+finish
