@@ -30,7 +30,7 @@ __attribute__((constructor)) static void at_load(void)
 }
 
 static struct ag_preload_env env;
-static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static struct ag_once env_once = AG_ONCE_INIT;
 
 /* A 0/1 switch: 0 when it is fine (*out set), -1 when the value is neither. */
 static int switch_of(const char *name, int def, int *out)
@@ -76,7 +76,7 @@ static void env_read(void)
 
 const struct ag_preload_env *ag_preload_env(void)
 {
-    pthread_once(&env_once, env_read);
+    ag_once(&env_once, env_read);
     return &env;
 }
 

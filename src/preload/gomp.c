@@ -50,7 +50,7 @@ static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long,
 static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
                                  unsigned long long, unsigned long long, unsigned long long);
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct ag_once once = AG_ONCE_INIT;
 static int enabled;
 static AG_TLS struct ag_team_ctx *cur;
 
@@ -123,7 +123,7 @@ static struct ag_team_ctx *resolved(struct ag_team_ctx *c);
  * region untouched (shim off, level too deep, out of memory). */
 static const struct ag_team_region *region_begin(fn_t fn, void *data)
 {
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     if (!enabled)
         return NULL;
     int level = omp_level() + 1;
@@ -227,7 +227,7 @@ void GOMP_barrier(void)
         return;
     if (c)
         c->copy_end = 0;
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     real_barrier();
 }
 
@@ -251,14 +251,14 @@ static inline void copy_barrier_next(void)
 
 void *GOMP_single_copy_start(void)
 {
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     copy_barrier_next();
     return real_copy_start();
 }
 
 void GOMP_single_copy_end(void *data)
 {
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     copy_barrier_next();
     real_copy_end(data);
 }
@@ -278,7 +278,7 @@ static inline void worksharing_end(void (*const *nowait)(void), void (*const *bl
             real_barrier();
         return;
     }
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     (*blocking)();
 }
 
@@ -297,22 +297,45 @@ void GOMP_sections_end(void)
 static inline void task_created(bool deferred)
 {
     struct ag_team_ctx *c;
+    ag_once(&once, resolve);
     if (deferred && (c = served()))
         ag_team_task(c);
 }
 
+/* Nothing for the shim to do about a task: resolved, and the task undeferred (if clause false: most of
+ * a recursive program's tasks under a cut-off), or made outside a region of the shim's (no context:
+ * the tasks that threads run in libgomp's join barrier make their children there, after the region's
+ * function returned), or this thread's team already knows of its deferred tasks (ag_team_task). A
+ * recursive program creates millions: BOTS' uts 4 million, nearly all of them in the join. */
+static inline int task_known(bool deferred)
+{
+    struct ag_team_ctx *c = cur;
+    return ag_once_done(&once) && (!deferred || !c || (c->resolved && c->noted));
+}
+
+/* GOMP_task's way for the rest: a first deferred task of the thread in the region, the first call. */
+static __attribute__((noinline)) void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size,
+                                                 long arg_align, bool if_clause, unsigned flags, void **depend,
+                                                 int priority, void *detach)
+{
+    task_created(if_clause);
+    real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
+}
+
+/* Either way two tail jumps with the arguments where they came, no call to save them around
+ * (ag_once in preload.h says why it matters). */
 void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
                unsigned flags, void **depend, int priority, void *detach)
 {
-    pthread_once(&once, resolve);
-    task_created(if_clause);
-    real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
+    if (__builtin_expect(task_known(if_clause), 1))
+        real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
+    else
+        task_noted(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
 void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                    unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)
 {
-    pthread_once(&once, resolve);
     task_created(flags & GOMP_TASK_FLAG_IF);
     real_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }
@@ -321,7 +344,6 @@ void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
                        unsigned flags, unsigned long num_tasks, int priority, unsigned long long start,
                        unsigned long long end, unsigned long long step)
 {
-    pthread_once(&once, resolve);
     task_created(flags & GOMP_TASK_FLAG_IF);
     real_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }

@@ -33,7 +33,7 @@
 #include "gomp.h"
 #include "preload.h"
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct ag_once once = AG_ONCE_INIT;
 static int serving;
 static _Atomic int told;
 static void (*real_end_nowait)(void);
@@ -54,7 +54,7 @@ static void decide(void)
 /* The calling thread's served team when the shim may hand out its loops. */
 static struct ag_team_ctx *loop_ctx(void)
 {
-    pthread_once(&once, decide);
+    ag_once(&once, decide);
     return serving ? ag_gomp_team() : NULL;
 }
 
@@ -217,7 +217,7 @@ RUNTIME(maybe_nonmonotonic_runtime, 1)
  * answer in every thread of the team, as the team's context is. */
 int ag_gomp_loops_on(void)
 {
-    pthread_once(&once, decide);
+    ag_once(&once, decide);
     return serving && real_loop_start;
 }
 
@@ -279,6 +279,6 @@ void GOMP_sections_end_nowait(void)
 
 void GOMP_loop_end_nowait(void)
 {
-    pthread_once(&once, decide);
+    ag_once(&once, decide);
     end_nowait(&real_end_nowait, "GOMP_loop_end_nowait");
 }

@@ -43,7 +43,7 @@ static void (*real_barrier)(void *, int32_t);
 static int32_t (*real_reduce)(void *, int32_t, int32_t, size_t, void *, reduce_fn_t, void *);
 static int32_t (*real_reduce_nowait)(void *, int32_t, int32_t, size_t, void *, reduce_fn_t, void *);
 static void (*real_end_reduce)(void *, int32_t, void *), (*real_end_reduce_nowait)(void *, int32_t, void *);
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct ag_once once = AG_ONCE_INIT;
 
 /* This thread's implicit tasks, innermost last (the initial task is not counted). */
 static AG_TLS struct ag_team_ctx stack[MAX_DEPTH];
@@ -130,7 +130,7 @@ static void team_barrier(struct ag_team_ctx *c, void *loc, int32_t gtid)
 {
     if (!ag_team_wait(c))
         return;
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     real_barrier(loc, gtid);
 }
 
@@ -141,7 +141,7 @@ void __kmpc_barrier(void *loc, int32_t gtid)
         team_barrier(c, loc, gtid);
         return;
     }
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     real_barrier(loc, gtid);
 }
 
@@ -163,7 +163,7 @@ static inline struct ag_team_ctx *reduce_served(void)
 
 int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void *data, reduce_fn_t fn, void *lck)
 {
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     struct ag_team_ctx *c = reduce_served();
     if (!c)
         return real_reduce(loc, gtid, nvars, size, data, fn, lck);
@@ -175,7 +175,7 @@ int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void 
 
 void __kmpc_end_reduce(void *loc, int32_t gtid, void *lck)
 {
-    pthread_once(&once, resolve);
+    ag_once(&once, resolve);
     struct ag_team_ctx *c = reduce_served();
     if (!c) {
         real_end_reduce(loc, gtid, lck);

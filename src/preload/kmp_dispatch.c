@@ -35,7 +35,7 @@ enum { SCHED_STATIC_CHUNKED = 33, SCHED_STATIC = 34, SCHED_DYNAMIC = 35, SCHED_G
 #define SCHED_NONMONOTONIC (1 << 30)                  /* the chunks may go out in any order */
 #define SCHED_MODIFIERS ((1 << 29) | SCHED_NONMONOTONIC) /* monotonic, nonmonotonic */
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct ag_once once = AG_ONCE_INIT;
 static int serving, serving_static;
 static void (*get_schedule)(int *, int *);
 static _Atomic int told;
@@ -97,7 +97,7 @@ static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, 
 /* The calling thread's team context when the shim may serve its loops. */
 static struct ag_team_ctx *loop_ctx(void)
 {
-    pthread_once(&once, decide);
+    ag_once(&once, decide);
     if (!serving)
         return NULL;
     struct ag_team_ctx *c = ag_kmp_team();
@@ -113,7 +113,7 @@ REAL(4, int32_t, int32_t)
 REAL(4u, uint32_t, int32_t)
 REAL(8, int64_t, int64_t)
 REAL(8u, uint64_t, int64_t)
-static pthread_once_t resolved = PTHREAD_ONCE_INIT;
+static struct ag_once resolved = AG_ONCE_INIT;
 
 static void resolve(void)
 {
@@ -139,7 +139,7 @@ static void resolve(void)
                 begin(c, kind, none ? 0 : (uint64_t)(range / step) + 1, ch, (uint64_t)(U)lb, (int64_t)st))  \
                 return;                                                                                    \
         }                                                                                                  \
-        pthread_once(&resolved, resolve);                                                                  \
+        ag_once(&resolved, resolve);                                                                  \
         real_init_##sfx(loc, gtid, sched, lb, ub, st, chunk);                                              \
     }                                                                                                      \
     int32_t __kmpc_dispatch_next_##sfx(void *loc, int32_t gtid, int32_t *last, T *lo, T *up, S *stride)     \
@@ -160,7 +160,7 @@ static void resolve(void)
                 *last = end == l->trip;                                                                    \
             return 1;                                                                                      \
         }                                                                                                  \
-        pthread_once(&resolved, resolve);                                                                  \
+        ag_once(&resolved, resolve);                                                                  \
         return real_next_##sfx(loc, gtid, last, lo, up, stride);                                           \
     }
 DISPATCH(4, int32_t, uint32_t, int32_t)

@@ -33,7 +33,7 @@
 enum { SCHED_STATIC_CHUNKED = 33, SCHED_STATIC = 34 };
 #define SCHED_MODIFIERS ((1 << 29) | (1 << 30)) /* monotonic, nonmonotonic: no effect on a static split */
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct ag_once once = AG_ONCE_INIT;
 static int serving;
 
 static void decide(void)
@@ -46,7 +46,7 @@ static void decide(void)
 /* The calling thread's team (size and index), or NULL: libomp computes this loop's bounds. */
 static inline const struct ag_team_ctx *loop_team(int32_t sched, int64_t incr)
 {
-    pthread_once(&once, decide);
+    ag_once(&once, decide);
     sched &= ~SCHED_MODIFIERS;
     if (!serving || incr == 0 || (sched != SCHED_STATIC && sched != SCHED_STATIC_CHUNKED))
         return NULL;
@@ -134,7 +134,7 @@ static init4_t real_4;
 static init4u_t real_4u;
 static init8_t real_8;
 static init8u_t real_8u;
-static pthread_once_t resolved = PTHREAD_ONCE_INIT;
+static struct ag_once resolved = AG_ONCE_INIT;
 
 static void resolve(void)
 {
@@ -152,7 +152,7 @@ static void resolve(void)
             partition_##suffix(c->tid, c->n, sched, last, lo, up, stride, incr, chunk);                    \
             return;                                                                                        \
         }                                                                                                  \
-        pthread_once(&resolved, resolve);                                                                  \
+        ag_once(&resolved, resolve);                                                                  \
         real_##suffix(loc, gtid, sched, last, lo, up, stride, incr, chunk);                                \
     }
 STATIC_INIT(__kmpc_for_static_init_4, 4, int32_t, int32_t)

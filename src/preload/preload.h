@@ -3,6 +3,9 @@
 #ifndef AG_PRELOAD_H
 #define AG_PRELOAD_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 struct ag_preload_env {
     int enabled; /* ANDGATE_PRELOAD (default 1); 0 also when any ANDGATE_* value is malformed */
     int gomp;    /* ANDGATE_GOMP (default 1): serve libgomp's barriers */
@@ -27,6 +30,30 @@ static inline int ag_preload_enabled(void)
 void ag_preload_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Always printed, once per process: a configuration the shim could not honour. */
 void ag_preload_warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* pthread_once for the interposed entry points, without its call once done: one acquire load of `done`,
+ * which a caller sets after pthread_once has run fn, so a thread that reads done = 1 also sees fn's
+ * writes. GOMP_task is entered for every task a program creates, the undeferred ones of an if clause or
+ * a final task included (BOTS' fib: 2.7 million at n = 30, 8 ns each in libgomp); pthread_once there,
+ * with the registers its call makes the wrapper save, cost 1.4x in the runtime's time. */
+struct ag_once {
+    _Atomic int done;
+    pthread_once_t once;
+};
+#define AG_ONCE_INIT { 0, PTHREAD_ONCE_INIT }
+
+static inline int ag_once_done(struct ag_once *o)
+{
+    return atomic_load_explicit(&o->done, memory_order_acquire);
+}
+
+static inline void ag_once(struct ag_once *o, void (*fn)(void))
+{
+    if (__builtin_expect(!ag_once_done(o), 0)) {
+        pthread_once(&o->once, fn);
+        atomic_store_explicit(&o->done, 1, memory_order_release);
+    }
+}
 
 /* Thread-local state of the shim: initial-exec, one %fs-relative load per access instead of a call to
  * __tls_get_addr (the default model for -fPIC code). Valid because the shim is loaded at process start

@@ -61,7 +61,7 @@ static _Atomic uint64_t next_id = 1;
 static int (*real_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
 static int (*real_wait)(pthread_barrier_t *);
 static int (*real_destroy)(pthread_barrier_t *);
-static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+static struct ag_once real_once = AG_ONCE_INIT;
 
 static void find_real(void)
 {
@@ -98,7 +98,7 @@ static int forward_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr,
 
 int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count)
 {
-    pthread_once(&real_once, find_real);
+    ag_once(&real_once, find_real);
     if (!real_init)
         return ENOSYS;
     if (count == 0)
@@ -172,7 +172,7 @@ static unsigned take_index(struct shim *s)
 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
-    pthread_once(&real_once, find_real);
+    ag_once(&real_once, find_real);
     struct shim *s = served(b);
     if (!s)
         return destroyed(b) ? EINVAL : real_wait ? real_wait(b) : ENOSYS;
@@ -185,7 +185,7 @@ int pthread_barrier_wait(pthread_barrier_t *b)
 
 int pthread_barrier_destroy(pthread_barrier_t *b)
 {
-    pthread_once(&real_once, find_real);
+    ag_once(&real_once, find_real);
     struct shim *s = served(b);
     if (!s)
         return destroyed(b) ? EINVAL : real_destroy ? real_destroy(b) : ENOSYS;

@@ -51,7 +51,7 @@ struct sets {
 };
 
 static pthread_key_t sets_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static struct ag_once key_once = AG_ONCE_INIT;
 static AG_TLS struct sets *mine;
 
 /* The master thread exits: no team it started is running (it was their thread 0 until each joined). */
@@ -83,7 +83,7 @@ static struct ag_team_set *set_mine(int level)
     if (level < 1 || level > MAX_LEVEL)
         return NULL;
     if (!mine) {
-        pthread_once(&key_once, key_make);
+        ag_once(&key_once, key_make);
         struct sets *s = aligned_alloc(64, sizeof *s); /* its sets' lines are their own (_Alignas) */
         if (!s)
             return NULL;
@@ -132,7 +132,7 @@ static double pause_ns(void)
     return ns;
 }
 
-static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static struct ag_once warm_once = AG_ONCE_INIT;
 
 static void warm(void)
 {
@@ -142,7 +142,7 @@ static void warm(void)
 
 void ag_team_warm(const char *runtime)
 {
-    pthread_once(&warm_once, warm);
+    ag_once(&warm_once, warm);
     if (!strcmp(runtime, "libgomp"))
         (void)pause_ns(); /* measured once: later calls return its figure */
 }

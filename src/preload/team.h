@@ -92,6 +92,7 @@ struct ag_team_ctx {
     unsigned long threads; /* threads of this team times those of the enclosing teams */
     uint64_t episodes; /* barriers this thread ran in the current region (team_tasks.c) */
     int tasking;       /* deferred tasks appeared: the runtime's barrier from now on (team_tasks.c) */
+    int noted;         /* this thread recorded a deferred task of the region: the next ones need nothing */
     int copy_end;      /* gomp.c: the team's next GOMP_barrier ends a `single copyprivate`: libgomp's */
     struct ag_team_loops *loops; /* the team's dynamically scheduled loops (NULL: the runtime's) */
     struct ag_loop_cur loop;     /* kmp_dispatch.c, gomp_loop.c: this thread's loop in progress */
@@ -103,7 +104,7 @@ static inline void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s,
                                  unsigned tid)
 {
     ctx->set = s, ctx->level = level, ctx->n = n, ctx->tid = tid;
-    ctx->resolved = 0, ctx->episodes = 0, ctx->tasking = 0, ctx->copy_end = 0;
+    ctx->resolved = 0, ctx->episodes = 0, ctx->tasking = 0, ctx->noted = 0, ctx->copy_end = 0;
     ctx->loop.active = 0, ctx->loop.ours = 0;
 }
 
