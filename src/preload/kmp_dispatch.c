@@ -139,7 +139,7 @@ static void resolve(void)
                 begin(c, kind, none ? 0 : (uint64_t)(range / step) + 1, ch, (uint64_t)(U)lb, (int64_t)st))  \
                 return;                                                                                    \
         }                                                                                                  \
-        ag_once(&resolved, resolve);                                                                  \
+        ag_once(&resolved, resolve);                                                                       \
         real_init_##sfx(loc, gtid, sched, lb, ub, st, chunk);                                              \
     }                                                                                                      \
     int32_t __kmpc_dispatch_next_##sfx(void *loc, int32_t gtid, int32_t *last, T *lo, T *up, S *stride)     \
@@ -160,7 +160,7 @@ static void resolve(void)
                 *last = end == l->trip;                                                                    \
             return 1;                                                                                      \
         }                                                                                                  \
-        ag_once(&resolved, resolve);                                                                  \
+        ag_once(&resolved, resolve);                                                                       \
         return real_next_##sfx(loc, gtid, last, lo, up, stride);                                           \
     }
 DISPATCH(4, int32_t, uint32_t, int32_t)

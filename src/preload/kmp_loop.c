@@ -152,7 +152,7 @@ static void resolve(void)
             partition_##suffix(c->tid, c->n, sched, last, lo, up, stride, incr, chunk);                    \
             return;                                                                                        \
         }                                                                                                  \
-        ag_once(&resolved, resolve);                                                                  \
+        ag_once(&resolved, resolve);                                                                       \
         real_##suffix(loc, gtid, sched, last, lo, up, stride, incr, chunk);                                \
     }
 STATIC_INIT(__kmpc_for_static_init_4, 4, int32_t, int32_t)

@@ -11,8 +11,8 @@
  * the tasks pile up (a `single` that spawns a task tree while the others wait at its end ran the whole
  * tree in one thread). It will itself run the runtime's barrier k. Only a thread's first deferred task
  * of a region does this (ctx->noted): first_task stays at or below its phase from then on, so a later
- * task of the thread has nothing to lower, and the set's `tasked` is set (a recursive program creates
- * millions; BOTS' uts lost 3.5% to the calls).
+ * task of the thread has nothing to lower, and the set's `tasked` is set (a thread that spawns a task
+ * tree inside the region makes thousands to millions).
  *
  * Barrier k, in every thread:
  *   - first_task <= k already: the runtime's barrier (the creator's write reached this thread).
