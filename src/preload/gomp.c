@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "preload.h"
 #include "gomp.h"
@@ -44,15 +45,16 @@ static void (*real_sections_end)(void), (*real_sections_end_nowait)(void);
 static void (*real_parallel)(fn_t, void *, unsigned, unsigned);
 static void *(*real_copy_start)(void);
 static void (*real_copy_end)(void *);
-static void (*real_task)(fn_t, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int, void *);
+static void (*real_task)(fn_t, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int,
+                         void *) __asm__("ag_gomp_real_task");
 static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
                              long, long, long);
 static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
                                  unsigned long long, unsigned long long, unsigned long long);
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
-static struct ag_once once = AG_ONCE_INIT;
+static struct ag_once once __asm__("ag_gomp_once") = AG_ONCE_INIT;
 static int enabled;
-static AG_TLS struct ag_team_ctx *cur;
+static AG_TLS struct ag_team_ctx *cur __asm__("ag_gomp_cur");
 
 #define REAL(name) dlsym(RTLD_NEXT, name)
 
@@ -91,7 +93,8 @@ static void resolve(void)
 static void run_region(const struct ag_team_region *r, const struct ag_gomp_loop *loop)
 {
     struct ag_team_ctx ctx, *outer = cur;
-    ctx.set = r->set, ctx.level = r->level, ctx.resolved = 0; /* the rest at its first use: resolved() */
+    /* the rest at its first use: resolved(); noted too, which GOMP_task reads before that */
+    ctx.set = r->set, ctx.level = r->level, ctx.resolved = 0, ctx.noted = 0;
     cur = &ctx;
     if (loop)
         ag_gomp_loop_setup(loop);
@@ -302,36 +305,73 @@ static inline void task_created(bool deferred)
         ag_team_task(c);
 }
 
-/* Nothing for the shim to do about a task: resolved, and the task undeferred (if clause false: most of
- * a recursive program's tasks under a cut-off), or made outside a region of the shim's (no context:
- * the tasks that threads run in libgomp's join barrier make their children there, after the region's
- * function returned), or this thread's team already knows of its deferred tasks (ag_team_task). A
- * recursive program creates millions: BOTS' uts 4 million, nearly all of them in the join. */
-static inline int task_known(bool deferred)
-{
-    struct ag_team_ctx *c = cur;
-    return ag_once_done(&once) && (!deferred || !c || (c->resolved && c->noted));
-}
-
-/* GOMP_task's way for the rest: a first deferred task of the thread in the region, the first call. */
-static __attribute__((noinline)) void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size,
-                                                 long arg_align, bool if_clause, unsigned flags, void **depend,
-                                                 int priority, void *detach)
+/* GOMP_task has nothing to do for the shim, and goes straight on to libgomp's, when the shim is resolved
+ * and the task is undeferred (if clause false: most of a recursive program's tasks under a cut-off), or
+ * made outside a region of the shim's (no context: the tasks that threads run in libgomp's join barrier
+ * make their children there, after the region's function returned), or this thread's team already
+ * knows of its deferred tasks (noted: 0 from run_region on, set by ag_team_task in a resolved
+ * context). A recursive program creates millions: BOTS' uts 4 million, nearly all of them in the join.
+ * The rest, rare, take task_noted. */
+static __attribute__((noinline, used)) void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *),
+                                                       long arg_size, long arg_align, bool if_clause,
+                                                       unsigned flags, void **depend, int priority,
+                                                       void *detach) __asm__("ag_gomp_task_noted");
+static void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                       bool if_clause, unsigned flags, void **depend, int priority, void *detach)
 {
     task_created(if_clause);
     real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
-/* Either way two tail jumps with the arguments where they came, no call to save them around
- * (ag_once in preload.h says why it matters). */
+#if defined(__x86_64__) && defined(__ELF__)
+/* x86-64: GOMP_task in assembly, so that the common way is the test above and one jump, with every
+ * argument where the caller put it. gcc 12's C version of the same test saved four registers and
+ * copied the four stack arguments out and back before its tail jump: at 6 ns a task (fib with an if
+ * cut-off) that was about 1.5 ns more per task (docs/results.md, seventh part). The offsets it reads: */
+#define AG_ONCE_DONE 0    /* struct ag_once: done; an acquire load is a plain load on x86-64 */
+#define AG_CTX_NOTED 52   /* struct ag_team_ctx: noted */
+_Static_assert(offsetof(struct ag_once, done) == AG_ONCE_DONE, "ag_once.done moved: update GOMP_task");
+_Static_assert(offsetof(struct ag_team_ctx, noted) == AG_CTX_NOTED, "ag_team_ctx.noted moved: update GOMP_task");
+#define AG_STR_(x) #x
+#define AG_STR(x) AG_STR_(x)
+#ifdef __CET__
+#define AG_ENDBR "endbr64\n\t"
+#else
+#define AG_ENDBR ""
+#endif
+__asm__(".text\n\t"
+        ".globl GOMP_task\n\t"
+        ".type GOMP_task, @function\n\t"
+        ".p2align 4\n"
+        "GOMP_task:\n\t"
+        ".cfi_startproc\n\t" AG_ENDBR
+        "cmpl $0, ag_gomp_once+" AG_STR(AG_ONCE_DONE) "(%rip)\n\t" /* not resolved yet */
+        "je 1f\n\t"
+        "testb %r9b, %r9b\n\t" /* if_clause false: undeferred */
+        "je 2f\n\t"
+        "movq ag_gomp_cur@gottpoff(%rip), %rax\n\t"
+        "movq %fs:(%rax), %rax\n\t" /* cur */
+        "testq %rax, %rax\n\t"
+        "je 2f\n\t"
+        "cmpl $0, " AG_STR(AG_CTX_NOTED) "(%rax)\n\t"
+        "je 1f\n"
+        "2:\n\t"
+        "jmp *ag_gomp_real_task(%rip)\n"
+        "1:\n\t"
+        "jmp ag_gomp_task_noted\n\t"
+        ".cfi_endproc\n\t"
+        ".size GOMP_task, .-GOMP_task");
+#else
 void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
                unsigned flags, void **depend, int priority, void *detach)
 {
-    if (__builtin_expect(task_known(if_clause), 1))
+    struct ag_team_ctx *c = cur;
+    if (__builtin_expect(ag_once_done(&once) && (!if_clause || !c || c->noted), 1))
         real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
     else
         task_noted(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
+#endif
 
 void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                    unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)

@@ -33,9 +33,8 @@ void ag_preload_warn_once(const char *fmt, ...) __attribute__((format(printf, 1,
 
 /* pthread_once for the interposed entry points, without its call once done: one acquire load of `done`,
  * which a caller sets after pthread_once has run fn, so a thread that reads done = 1 also sees fn's
- * writes. GOMP_task is entered for every task a program creates, the undeferred ones of an if clause
- * included (BOTS' fib: 2.7 million at n = 30, 6-9 ns each in libgomp); there a call to pthread_once,
- * and the argument registers it made the wrapper save, were most of a 1.4x (gomp.c, task_known). */
+ * writes. Entry points called for every task or chunk pay that load only (GOMP_task, entered for every
+ * task a program creates, reads `done` from its assembly: gomp.c). */
 struct ag_once {
     _Atomic int done;
     pthread_once_t once;
