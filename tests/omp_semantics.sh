@@ -7,23 +7,18 @@
 # loops' chunks and the sections (and says so), and with OMP_CANCELLATION=true, where the cancel case
 # really cancels and the loops stay the runtime's (the output is the same either way). Then bad ANDGATE_* values: exactly one `andgate-preload:` line naming the
 # variable, the same output, no team served (the runtime's barriers kept); and the off switches.
-set -u
-bin=$1 shim=$2
-tmp=$(mktemp -d /tmp/omp_sem.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 failed=0
+. "$(dirname "$0")/omp_lib.sh"
 ok() { pass=$((pass + 1)); }
 no() { failed=$((failed + 1)); echo "FAIL: $*"; }
-unset OMP_SCHEDULE OMP_DYNAMIC OMP_THREAD_LIMIT OMP_MAX_ACTIVE_LEVELS OMP_NESTED OMP_WAIT_POLICY
-unset ANDGATE_PRELOAD ANDGATE_GOMP ANDGATE_OMP ANDGATE_VERBOSE ANDGATE_ALGO ANDGATE_WAIT
 
 if readelf -d "$bin" 2> /dev/null | grep -q 'NEEDED.*libgomp'; then rt=libgomp own=ANDGATE_GOMP
 elif readelf -d "$bin" 2> /dev/null | grep -q 'NEEDED.*libomp'; then rt=libomp own=ANDGATE_OMP
 else echo "$bin: linked with neither libgomp nor libomp"; echo "0 passed, 1 failed"; exit 1; fi
 ncases=$("$bin" --list | wc -l)
 
-# run NAME ENV...: the program under env ENV..., stdout to $tmp/NAME.out, stderr to $tmp/NAME.err;
-# a hang is a failure, not a stuck test (60 s: a run takes under a second, a few on a loaded machine)
+# this test's own run (in place of omp_lib.sh's): the program under env ENV..., stdout to $tmp/NAME.out,
+# stderr to $tmp/NAME.err, the exit status to $tmp/NAME.rc for `finished` to judge; a hang is a failure,
+# not a stuck test (60 s: a run takes under a second, a few on a loaded machine)
 run() {
   local name=$1; shift
   timeout -k 5 60 env "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err"
@@ -42,11 +37,6 @@ finished() {
     return 1
   fi
   ok
-}
-
-same() { # same output as the run without the shim
-  if cmp -s "$tmp/$2.out" "$tmp/$1.out"; then ok; else
-    no "$3: output differs from the run without the shim:"; diff "$tmp/$2.out" "$tmp/$1.out" | sed 's/^/    /'; fi
 }
 
 # docs/preload.md: "... (usable CPUs U, threads T, topology S)", T counting the enclosing teams' threads
@@ -119,5 +109,4 @@ for off in ANDGATE_PRELOAD=0 "$own=0"; do
   if grep -q '^andgate-preload:' "$tmp/off.err"; then no "$off: the shim still spoke:"; head -2 "$tmp/off.err"; else ok; fi
 done
 
-echo "$pass passed, $failed failed"
-[ "$failed" = 0 ]
+finish
