@@ -112,6 +112,46 @@ int case_taskhelp(void)
     return report("taskhelp", "rounds 3 tasks 4/thread from a single, taskwait, then phases %d", PH);
 }
 
+/* ---- undeferred: an if(0) task has run when its creator goes on (OpenMP: the creating task waits for
+ * it), and barriers between such tasks still hold — the shim sends them straight to the runtime and
+ * keeps its own barrier for the team. Then a task tree made at the region's end (single nowait): its
+ * tasks run in the join barrier, make their children there, outside any context of the shim's, and
+ * every one has run when the region is over. ---- */
+static atomic_int tree_nodes;
+static struct board UB;
+
+static void tree(int depth)
+{
+    atomic_fetch_add(&tree_nodes, 1);
+    if (depth > 0) {
+        PRAGMA(omp task) tree(depth - 1);
+        PRAGMA(omp task) tree(depth - 1);
+    }
+}
+
+int case_undeferred(void)
+{
+    for (int r = 0; r < 3; r++) {
+        atomic_store(&tree_nodes, 0);
+        board_reset(&UB, "barriers between undeferred tasks");
+        PRAGMA(omp parallel)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            for (int p = 0; p < PH; p++) {
+                int done = -1;
+                PRAGMA(omp task if (0) shared(done)) { busy(p + t); done = p; }
+                EXPECT(done == p, "undeferred, round %d phase %d: the if(0) task had not run (%d)", r, p, done);
+                PHASE(&UB, t, n, p);
+            }
+            PRAGMA(omp single nowait)
+            tree(10);
+        }
+        EXPECT(LD(tree_nodes) == 2047, "a task tree made at the region's end, round %d: %d of 2047 tasks ran", r,
+               LD(tree_nodes));
+    }
+    return report("undeferred", "rounds 3 phases %d if(0) tasks, then a tree of 2047 tasks in the join", PH);
+}
+
 /* ---- taskmemory: one region run again and again, deferred tasks in some runs and not in others. The
  * shim remembers per region whether its last run made tasks and starts such a region on the runtime's
  * barriers; the pattern covers each pair (tasks after tasks, none after tasks, none after none, tasks
