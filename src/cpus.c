@@ -26,42 +26,54 @@ unsigned ag_affinity_cpus(int *cpus, unsigned max)
     return n;
 }
 
-/* This process's cgroup path (v2: the "0::" line; v1: the cpu controller's), into rel; v1 or not. */
-static int cgroup_rel(char *rel, size_t len, const char *v1_controller)
+/* This process's cgroups, from one read of /proc/self/cgroup: for the cpu and the cpuset controllers,
+ * the path of v1's hierarchy of that controller when there is one, else v2's single hierarchy's. */
+enum { CG_PATH = 512 };
+struct cgroups {
+    char cpu[CG_PATH], cpuset[CG_PATH];
+    int cpu_v1, cpuset_v1;
+};
+
+/* One line of /proc/self/cgroup for one controller (want: ",cpu,"): a v1 hierarchy naming it wins over
+ * v2's. */
+static void cgroup_take(char *rel, int *v1, const char *ctl, const char *want, const char *path)
+{
+    char list[256];
+    snprintf(list, sizeof list, ",%s,", ctl);
+    if (ctl[0] == '\0' && !*v1) { /* v2's single hierarchy has no controllers ("0::/path") */
+        snprintf(rel, CG_PATH, "%s", path);
+    } else if (strstr(list, want)) {
+        snprintf(rel, CG_PATH, "%s", path);
+        *v1 = 1;
+    }
+}
+
+static void cgroups_read(struct cgroups *g)
 {
     char text[4096], *save = NULL;
-    rel[0] = '\0';
+    *g = (struct cgroups){ 0 };
     if (ag_sysfs_text("/proc/self/cgroup", text, sizeof text))
-        return 0;
-    int v1 = 0;
+        return;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        /* "ID:CONTROLLERS:PATH"; v2's single hierarchy has no controllers ("0::/path") */
+        /* "ID:CONTROLLERS:PATH" */
         char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
         if (!path)
             continue;
         *path++ = '\0';
-        char list[256], want[64];
-        snprintf(list, sizeof list, ",%s,", ctl + 1);
-        snprintf(want, sizeof want, ",%s,", v1_controller);
-        if (ctl[1] == '\0' && !v1) {
-            snprintf(rel, len, "%s", path);
-        } else if (strstr(list, want)) {
-            snprintf(rel, len, "%s", path);
-            v1 = 1;
-        }
+        cgroup_take(g->cpu, &g->cpu_v1, ctl + 1, ",cpu,", path);
+        cgroup_take(g->cpuset, &g->cpuset_v1, ctl + 1, ",cpuset,", path);
     }
-    return v1;
 }
 
 /* cgroup v2: the smallest cpu.max quota on the path from our cgroup to the root; v1: cfs quota. */
-unsigned ag_cgroup_cpu_limit(void)
+static unsigned cpu_limit(const struct cgroups *g)
 {
-    char rel[512], path[768];
+    char rel[CG_PATH], path[768];
     unsigned best = 0;
-    int v1 = cgroup_rel(rel, sizeof rel, "cpu");
+    memcpy(rel, g->cpu, sizeof rel);
     for (;;) {
         long long quota = -1, period = 0;
-        if (!v1) {
+        if (!g->cpu_v1) {
             snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", rel);
             char text[64], qs[32];
             if (ag_sysfs_text(path, text, sizeof text) == 0 && sscanf(text, "%31s %lld", qs, &period) == 2 &&
@@ -92,6 +104,13 @@ unsigned ag_cgroup_cpu_limit(void)
     return best;
 }
 
+unsigned ag_cgroup_cpu_limit(void)
+{
+    struct cgroups g;
+    cgroups_read(&g);
+    return cpu_limit(&g);
+}
+
 static void set_cpu(int cpu, void *arg)
 {
     if (cpu >= 0 && cpu < CPU_SETSIZE)
@@ -99,15 +118,14 @@ static void set_cpu(int cpu, void *arg)
 }
 
 /* The cgroup's cpuset (v2 cpuset.cpus.effective, v1 cpuset.effective_cpus); 0 when there is none. */
-static int cgroup_cpuset(cpu_set_t *set)
+static int cgroup_cpuset(const struct cgroups *g, cpu_set_t *set)
 {
-    char rel[512], path[768];
-    int v1 = cgroup_rel(rel, sizeof rel, "cpuset");
+    char path[768];
     CPU_ZERO(set);
-    if (v1)
-        snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus", rel);
+    if (g->cpuset_v1)
+        snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus", g->cpuset);
     else
-        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.cpus.effective", rel);
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.cpus.effective", g->cpuset);
     return ag_sysfs_cpulist(path, set_cpu, set) >= 0;
 }
 
@@ -154,7 +172,9 @@ static int threads_affinity(cpu_set_t *set)
 void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process)
 {
     cpu_set_t threads, cpuset;
+    struct cgroups g;
     *b = (struct ag_cpu_budget){ 0 };
+    cgroups_read(&g);
     CPU_ZERO(process);
     if (threads_affinity(&threads)) {
         b->threads = (unsigned)CPU_COUNT(&threads);
@@ -164,7 +184,7 @@ void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process)
         b->at_load = (unsigned)CPU_COUNT(&at_load);
         CPU_OR(process, process, &at_load);
     }
-    if (cgroup_cpuset(&cpuset) && CPU_COUNT(&cpuset) > 0) {
+    if (cgroup_cpuset(&g, &cpuset) && CPU_COUNT(&cpuset) > 0) {
         b->cpuset = (unsigned)CPU_COUNT(&cpuset);
         cpu_set_t both;
         CPU_AND(&both, process, &cpuset);
@@ -172,7 +192,7 @@ void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process)
             *process = both;
     }
     b->process = (unsigned)CPU_COUNT(process);
-    b->quota = ag_cgroup_cpu_limit();
+    b->quota = cpu_limit(&g);
     b->usable = b->quota && b->quota < b->process ? b->quota : b->process;
     if (!b->usable)
         b->usable = 1;
