@@ -357,7 +357,8 @@ static const struct {
     { "barrier", case_barrier }, { "loops", case_loops }, { "single", case_single }, { "sections", case_sections },
     { "reduction", case_reduction }, { "combined", case_combined }, { "nested", case_nested },
     { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "taskhelp", case_taskhelp },
-    { "undeferred", case_undeferred }, { "taskmemory", case_taskmemory }, { "cancel", case_cancel },
+    { "undeferred", case_undeferred }, { "detach", case_detach },
+    { "taskmemory", case_taskmemory }, { "cancel", case_cancel },
     { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
     { "hostteams", case_hostteams },
 };

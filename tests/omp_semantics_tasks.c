@@ -152,6 +152,34 @@ int case_undeferred(void)
     return report("undeferred", "rounds 3 phases %d if(0) tasks, then a tree of 2047 tasks in the join", PH);
 }
 
+/* ---- detach: GOMP_task's last three arguments (depend, priority, detach) pass the caller's stack: a
+ * detached task is complete only once another task fulfils its event, and the taskwait waits for
+ * that; the depend and priority clauses ride along. ---- */
+static atomic_int det_x[MAXT], det_y[MAXT];
+static int det_d;
+
+int case_detach(void)
+{
+    PRAGMA(omp parallel)
+    {
+        int t = omp_get_thread_num();
+        for (int r = 0; r < RR; r++) {
+            omp_event_handle_t ev;
+            PRAGMA(omp task detach(ev) shared(det_x)) atomic_store(&det_x[t], r + 1);
+            PRAGMA(omp task depend(out : det_d) priority(1) firstprivate(ev) shared(det_y))
+            {
+                atomic_store(&det_y[t], r + 2);
+                omp_fulfill_event(ev);
+            }
+            PRAGMA(omp taskwait)
+            EXPECT(LD(det_x[t]) == r + 1 && LD(det_y[t]) == r + 2,
+                   "detach, thread %d round %d: %d %d after taskwait", t, r, LD(det_x[t]), LD(det_y[t]));
+            PRAGMA(omp barrier)
+        }
+    }
+    return report("detach", "rounds %d detached task and its fulfiller (depend, priority) per thread", RR);
+}
+
 /* ---- taskmemory: one region run again and again, deferred tasks in some runs and not in others. The
  * shim remembers per region whether its last run made tasks and starts such a region on the runtime's
  * barriers; the pattern covers each pair (tasks after tasks, none after tasks, none after none, tasks
