@@ -98,9 +98,17 @@ static void test_harp(void)
     near("harp ideal 28 threads: 336 CPU cycles (000 §3.3)", last * 2.4, 336);
     close_dev(&x);
     sim_machine_free(&v);
+    sim_machine_free(&m);
+}
 
-    /* refusals */
-    struct sim_machine tile;
+/* hw-harp's refusals: a machine without an AFU, no participants, more than the hardware threads, an
+ * AFU without its latency */
+static void test_harp_refused(void)
+{
+    struct sim_machine m, v, tile;
+    unsigned hw[MAXN];
+    iota(hw, 28, 1);
+    load("harp-broadwell", &m);
     load("tile64", &tile);
     refused("hw-harp", &tile, 4, hw, "hw-harp needs devices.afu (a HARP machine, e.g. harp-broadwell)");
     sim_machine_free(&tile);
@@ -385,6 +393,7 @@ int main(int argc, char **argv)
         dir = argv[1];
     test_list();
     test_harp();
+    test_harp_refused();
     test_harp_prototype();
     test_barwait();
     test_photonic();
