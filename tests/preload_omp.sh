@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The same output with and without the shim, at 2 threads and oversubscribed, and the shim must have
 # served the program's barriers (ANDGATE_VERBOSE names the team). Usage: preload_omp.sh BINARY SHIM WHAT
-# (WHAT: GOMP_barrier for libgomp, __kmpc_barrier for libomp; both served by default).
+# [RUNTIME] (WHAT: GOMP_barrier for libgomp, __kmpc_barrier for libomp; both served by default. RUNTIME:
+# the runtime the team must be named by, when not WHAT's: libomp for gcc's GOMP_barrier linked with libomp).
 set -u
 bin=$1 shim=$2 what=$3
 case $what in GOMP_barrier) runtime=libgomp ;; *) runtime=libomp ;; esac
+runtime=${4:-$runtime}
 fail=0
 for t in 2 4; do
   want=$(OMP_NUM_THREADS=$t "$bin") || { echo "plain run failed"; exit 1; }

@@ -54,6 +54,7 @@ static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, l
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
 static struct ag_once once __asm__("ag_gomp_once") = AG_ONCE_INIT;
 static int enabled;
+static const char *runtime; /* whose GOMP_* entry points (ag_gomp_runtime): the teams' wait policy */
 static AG_TLS struct ag_team_ctx *cur __asm__("ag_gomp_cur");
 
 #define REAL(name) dlsym(RTLD_NEXT, name)
@@ -78,8 +79,9 @@ static void resolve(void)
               real_copy_start && real_copy_end &&
               real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
               omp_level;
+    runtime = ag_gomp_runtime() ? ag_gomp_runtime() : "libgomp";
     if (enabled)
-        ag_team_warm("libgomp");
+        ag_team_warm(runtime);
 }
 
 /* ---- regions ---- */
@@ -197,7 +199,7 @@ static struct ag_team_ctx *resolved(struct ag_team_ctx *c)
 {
     if (__builtin_expect(!c->resolved, 0)) {
         ag_team_enter(c, c->set, c->level, (unsigned)omp_threads(), (unsigned)omp_thread());
-        ag_team_resolve(c, "libgomp");
+        ag_team_resolve(c, runtime);
     }
     return c;
 }
