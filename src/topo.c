@@ -186,8 +186,8 @@ static void sysfs_fill(struct ag_topo *t)
     for (unsigned i = 0; i < t->ncpus; i++) {
         struct ag_cpuinfo *c = &t->cpu[i];
         if (c->core < 0)
-            fill_group(t, c, "topology/core_id", "topology/thread_siblings_list", offsetof(struct ag_cpuinfo, core),
-                       &f);
+            fill_group(t, c, "topology/core_id", "topology/thread_siblings_list",
+                       offsetof(struct ag_cpuinfo, core), &f);
         if (c->package < 0 &&
             fill_group(t, c, "topology/physical_package_id", "topology/package_cpus_list",
                        offsetof(struct ag_cpuinfo, package), &f) > 0) /* before Linux 5.8: the old name */

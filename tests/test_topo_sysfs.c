@@ -94,8 +94,8 @@ static void expect(const struct ag_topo *t, const char *name, int cpu, int core,
     CHECK(c != NULL, "%s: cpu %d missing", name, cpu);
     if (c)
         CHECK(c->core == core && c->package == package && c->cache == group && c->numa == numa,
-              "%s: cpu %d is core %d package %d cache %d numa %d; want %d %d %d %d", name, cpu, c->core, c->package,
-              c->cache, c->numa, core, package, group, numa);
+              "%s: cpu %d is core %d package %d cache %d numa %d; want %d %d %d %d", name, cpu, c->core,
+              c->package, c->cache, c->numa, core, package, group, numa);
 }
 
 /* Two packages of 4 cores with 2 threads each, numbered as x86 servers number them (cpu = thread * 8 +

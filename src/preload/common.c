@@ -26,25 +26,8 @@ __attribute__((constructor)) static void at_load(void)
         return;
     const struct ag_preload_env *env = ag_preload_env();
     if (env->enabled && (gomp ? env->gomp : env->omp))
-        ag_team_warm(gomp ? "libgomp" : "libomp"); /* libomp's GOMP_parallel too: its waits are told at
-                                                    * its first team (ag_gomp_runtime) */
-}
-
-/* Whose GOMP_parallel: libomp's when the object that defines it also defines __kmpc_fork_call (a
- * process may hold both runtimes; then each entry point is the first definition in load order). Not at
- * load: a symbol lookup that fails allocates its error message, and the program's heap must be at main
- * as it would be without the shim (tests/omp_heap.sh); dlerror() frees the message again. */
-const char *ag_gomp_runtime(void)
-{
-    void *gomp = dlsym(RTLD_NEXT, "GOMP_parallel"), *kmp = dlsym(RTLD_NEXT, "__kmpc_fork_call");
-    Dl_info g, k;
-    if (!gomp || !kmp)
-        (void)dlerror();
-    if (!gomp)
-        return NULL;
-    if (kmp && dladdr(gomp, &g) && dladdr(kmp, &k) && g.dli_fbase == k.dli_fbase)
-        return "libomp";
-    return "libgomp";
+        ag_team_warm(gomp ? "libgomp" : "libomp"); /* libomp's GOMP_parallel too: gomp.c tells whose
+                                                    * at the first GOMP_* call */
 }
 
 static struct ag_preload_env env;

@@ -54,10 +54,30 @@ static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, l
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
 static struct ag_once once __asm__("ag_gomp_once") = AG_ONCE_INIT;
 static int enabled;
-static const char *runtime; /* whose GOMP_* entry points (ag_gomp_runtime): the teams' wait policy */
+static const char *runtime; /* whose GOMP_* entry points (gomp_runtime): the teams' wait policy */
 static AG_TLS struct ag_team_ctx *cur __asm__("ag_gomp_cur");
 
 #define REAL(name) dlsym(RTLD_NEXT, name)
+
+/* The runtime whose GOMP_* entry points the program calls: "libgomp", or "libomp" when they are libomp's
+ * (its compatibility layer, for objects gcc or gfortran compiled and linked with libomp, as Intel's
+ * libiomp5 has too): the object that defines GOMP_parallel also defines __kmpc_fork_call (a process may
+ * hold both runtimes; each entry point is then the first definition in load order). A team's waits follow
+ * that runtime's policy (team.c runtime_wait). NULL without a GOMP_parallel. Not at load: a symbol lookup
+ * that fails allocates its error message, and the program's heap must be at main as it would be without
+ * the shim (tests/omp_heap.sh); dlerror() frees the message again. */
+static const char *gomp_runtime(void)
+{
+    void *gomp = dlsym(RTLD_NEXT, "GOMP_parallel"), *kmp = dlsym(RTLD_NEXT, "__kmpc_fork_call");
+    Dl_info g, k;
+    if (!gomp || !kmp)
+        (void)dlerror();
+    if (!gomp)
+        return NULL;
+    if (kmp && dladdr(gomp, &g) && dladdr(kmp, &k) && g.dli_fbase == k.dli_fbase)
+        return "libomp";
+    return "libgomp";
+}
 
 static void resolve(void)
 {
@@ -79,7 +99,9 @@ static void resolve(void)
               real_copy_start && real_copy_end &&
               real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
               omp_level;
-    runtime = ag_gomp_runtime() ? ag_gomp_runtime() : "libgomp";
+    runtime = gomp_runtime();
+    if (!runtime) /* no GOMP_parallel (a libgomp before GCC 4.9): its barriers are still libgomp's */
+        runtime = "libgomp";
     if (enabled)
         ag_team_warm(runtime);
 }

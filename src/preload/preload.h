@@ -20,12 +20,6 @@ struct ag_preload_env {
  * stderr and leaves the shim idle: every call goes to glibc's, libgomp's or libomp's own function. */
 const struct ag_preload_env *ag_preload_env(void);
 
-/* The OpenMP runtime whose GOMP_* entry points the program calls: "libgomp", or "libomp" when they are
- * libomp's (its GOMP compatibility layer, for objects gcc or gfortran compiled and linked with libomp, as
- * Intel's libiomp5 has too); NULL when no library defines GOMP_parallel. The shim's waits in such a
- * team follow that runtime's policy (team.c runtime_wait). Called at the first GOMP_* call, not at load. */
-const char *ag_gomp_runtime(void);
-
 /* ANDGATE_PRELOAD=0 (or a bad environment): every interposition is a plain forward. */
 static inline int ag_preload_enabled(void)
 {
