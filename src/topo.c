@@ -125,20 +125,28 @@ static int fill_group(struct ag_topo *t, struct ag_cpuinfo *c, const char *value
     return have_list ? 0 : 1;
 }
 
+/* The level of cpu's cache/indexN; -1 when there is no such index. */
+static int cache_level_of(int cpu, int idx)
+{
+    char p[256];
+    int lv;
+    snprintf(p, sizeof p, "%s/cpu/cpu%d/cache/index%d/level", sys_root, cpu, idx);
+    return ag_sysfs_int(p, &lv) ? -1 : lv;
+}
+
 /* The index of cpu's cache of a level (cache/indexN/level), trying `hint` first (CPUs alike number
  * their caches alike); -1 if it has none. */
 static int cache_index(int cpu, int level, int hint)
 {
-    char p[256];
-    int lv;
-    snprintf(p, sizeof p, "%s/cpu/cpu%d/cache/index%d/level", sys_root, cpu, hint);
-    if (hint >= 0 && ag_sysfs_int(p, &lv) == 0 && lv == level)
+    if (hint >= 0 && cache_level_of(cpu, hint) == level)
         return hint;
     for (int idx = 0; idx < 8; idx++) {
-        snprintf(p, sizeof p, "%s/cpu/cpu%d/cache/index%d/level", sys_root, cpu, idx);
-        if (idx != hint && ag_sysfs_int(p, &lv))
+        if (idx == hint) /* read above: not this level */
+            continue;
+        int lv = cache_level_of(cpu, idx);
+        if (lv < 0)
             return -1;
-        if (idx != hint && lv == level)
+        if (lv == level)
             return idx;
     }
     return -1;

@@ -182,7 +182,7 @@ static void mixed(void)
     ag_topo_free(&t);
 }
 
-/* Private L2 caches and an L3 on only some cores (one without, as some boards report): the L3 groups
+/* Private L2 caches and an L3 on only some cores (a sysfs that lists none for one): the L3 groups
  * where there is one, the core's own L2 where not; then no L3 at all: the L2 groups, at level 2. */
 static void private_l2(void)
 {
