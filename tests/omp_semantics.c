@@ -358,7 +358,7 @@ static const struct {
     { "reduction", case_reduction }, { "combined", case_combined }, { "nested", case_nested },
     { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "taskhelp", case_taskhelp },
     { "undeferred", case_undeferred }, { "detach", case_detach },
-    { "taskmemory", case_taskmemory }, { "cancel", case_cancel },
+    { "taskmemory", case_taskmemory }, { "cancel", case_cancel }, { "target", case_target },
     { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
     { "hostteams", case_hostteams },
 };

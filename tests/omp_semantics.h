@@ -50,7 +50,7 @@ void loop_body(int s, int i);
 
 /* the cases of omp_semantics_tasks.c */
 int case_tasks(void), case_taskhelp(void), case_undeferred(void), case_detach(void),
-    case_taskmemory(void), case_cancel(void), case_numthreads(void),
+    case_taskmemory(void), case_cancel(void), case_target(void), case_numthreads(void),
     case_orphan(void), case_regions(void), case_one(void), case_hostteams(void);
 
 #endif

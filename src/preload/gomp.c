@@ -16,10 +16,10 @@
  * Loops: the chunks of dynamic, guided and runtime loops, and sections, are handed out by gomp_loop.c
  * (no libgomp work share); a combined GOMP_parallel_loop_* region of those schedules is started as a
  * plain region whose threads set the loop up first.
- * Tasks: only libgomp can run deferred tasks at a barrier. From the first barrier a deferred task
- * (GOMP_task, GOMP_taskloop with their if clause true) precedes, the team takes libgomp's barrier for
- * the rest of the region, every thread at the same barrier, and threads already waiting at andgate's
- * leave it for libgomp's, where they run the tasks (team_tasks.c).
+ * Tasks and cancelled constructs: only libgomp can run deferred tasks at a barrier, and only its barrier
+ * clears a cancelled loop's or sections' mark. From the first barrier that a deferred task (GOMP_task,
+ * GOMP_taskloop, a nowait target construct) or a cancelled worksharing construct precedes, the team takes
+ * libgomp's barrier for the rest of the region (gomp_task.c, team_tasks.c).
  * Left to libgomp (the ABI gives no way in, or OpenMP needs libgomp there): the join at the end of a
  * region (inside GOMP_parallel, with the pool's thread management); the cancellable variants
  * (GOMP_barrier_cancel, GOMP_loop_end_cancel, GOMP_sections_end_cancel: cancellation points that
@@ -37,25 +37,17 @@
 #include "preload.h"
 #include "gomp.h"
 
-#define GOMP_TASK_FLAG_IF (1u << 10) /* gcc's gomp-constants.h: the if clause of a taskloop holds */
-
 typedef void (*fn_t)(void *);
 static void (*real_barrier)(void), (*real_loop_end)(void), (*real_loop_end_nowait)(void);
 static void (*real_sections_end)(void), (*real_sections_end_nowait)(void);
 static void (*real_parallel)(fn_t, void *, unsigned, unsigned);
 static void *(*real_copy_start)(void);
 static void (*real_copy_end)(void *);
-static void (*real_task)(fn_t, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int,
-                         void *) __asm__("ag_gomp_real_task");
-static void (*real_taskloop)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
-                             long, long, long);
-static void (*real_taskloop_ull)(fn_t, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, int,
-                                 unsigned long long, unsigned long long, unsigned long long);
 static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
-static struct ag_once once __asm__("ag_gomp_once") = AG_ONCE_INIT;
+struct ag_once ag_gomp_once = AG_ONCE_INIT;
 static int enabled;
 static const char *runtime; /* whose GOMP_* entry points (gomp_runtime): the teams' wait policy */
-static AG_TLS struct ag_team_ctx *cur __asm__("ag_gomp_cur");
+AG_TLS struct ag_team_ctx *ag_gomp_cur;
 
 #define REAL(name) dlsym(RTLD_NEXT, name)
 
@@ -89,12 +81,10 @@ static void resolve(void)
     *(void **)&real_parallel = REAL("GOMP_parallel");
     *(void **)&real_copy_start = REAL("GOMP_single_copy_start");
     *(void **)&real_copy_end = REAL("GOMP_single_copy_end");
-    *(void **)&real_task = REAL("GOMP_task");
-    *(void **)&real_taskloop = REAL("GOMP_taskloop");
-    *(void **)&real_taskloop_ull = REAL("GOMP_taskloop_ull");
     *(void **)&omp_threads = dlsym(RTLD_DEFAULT, "omp_get_num_threads");
     *(void **)&omp_thread = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
     *(void **)&omp_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+    ag_gomp_task_resolve();
     enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
               real_copy_start && real_copy_end &&
               real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
@@ -104,6 +94,11 @@ static void resolve(void)
         runtime = "libgomp";
     if (enabled)
         ag_team_warm(runtime);
+}
+
+void ag_gomp_resolve(void)
+{
+    ag_once(&ag_gomp_once, resolve);
 }
 
 /* ---- regions ---- */
@@ -116,14 +111,14 @@ static void resolve(void)
  * for the shim but this trampoline (a combined loop region asks at once: its loop needs the team). */
 static void run_region(const struct ag_team_region *r, const struct ag_gomp_loop *loop)
 {
-    struct ag_team_ctx ctx, *outer = cur;
+    struct ag_team_ctx ctx, *outer = ag_gomp_cur;
     /* the rest at its first use: resolved(); noted too, which GOMP_task reads before that */
     ctx.set = r->set, ctx.level = r->level, ctx.resolved = 0, ctx.noted = 0;
-    cur = &ctx;
+    ag_gomp_cur = &ctx;
     if (loop)
         ag_gomp_loop_setup(loop);
     r->fn(r->data);
-    cur = outer; /* the thread is back in the enclosing team (or none) */
+    ag_gomp_cur = outer; /* the thread is back in the enclosing team (or none) */
 }
 
 static void trampoline(void *arg)
@@ -150,11 +145,11 @@ static struct ag_team_ctx *resolved(struct ag_team_ctx *c);
  * region untouched (shim off, level too deep, out of memory). */
 static const struct ag_team_region *region_begin(fn_t fn, void *data)
 {
-    ag_once(&once, resolve);
+    ag_once(&ag_gomp_once, resolve);
     if (!enabled)
         return NULL;
     int level = omp_level() + 1;
-    struct ag_team_ctx *outer = cur && cur->level == level - 1 ? cur : NULL;
+    struct ag_team_ctx *outer = ag_gomp_cur && ag_gomp_cur->level == level - 1 ? ag_gomp_cur : NULL;
     if (outer)
         resolved(outer); /* the enclosing team's threads, which the new team shares the CPUs with */
     struct ag_team_set *s = ag_team_begin(level, outer);
@@ -230,7 +225,7 @@ static struct ag_team_ctx *resolved(struct ag_team_ctx *c)
  * level belongs to an enclosing team (this barrier is in a region libgomp entered without us). */
 static inline struct ag_team_ctx *served(void)
 {
-    struct ag_team_ctx *c = cur;
+    struct ag_team_ctx *c = ag_gomp_cur;
     if (!c || c->level != omp_level())
         return NULL;
     return resolved(c)->bar ? c : NULL;
@@ -243,7 +238,7 @@ struct ag_team_ctx *ag_gomp_team(void)
 
 struct ag_team_ctx *ag_gomp_loop_team(void)
 {
-    struct ag_team_ctx *c = cur;
+    struct ag_team_ctx *c = ag_gomp_cur;
     return c && c->resolved && c->loop.ours && c->level == omp_level() ? c : NULL;
 }
 
@@ -254,7 +249,7 @@ void GOMP_barrier(void)
         return;
     if (c)
         c->copy_end = 0;
-    ag_once(&once, resolve);
+    ag_once(&ag_gomp_once, resolve);
     real_barrier();
 }
 
@@ -278,14 +273,14 @@ static inline void copy_barrier_next(void)
 
 void *GOMP_single_copy_start(void)
 {
-    ag_once(&once, resolve);
+    ag_once(&ag_gomp_once, resolve);
     copy_barrier_next();
     return real_copy_start();
 }
 
 void GOMP_single_copy_end(void *data)
 {
-    ag_once(&once, resolve);
+    ag_once(&ag_gomp_once, resolve);
     copy_barrier_next();
     real_copy_end(data);
 }
@@ -305,7 +300,7 @@ static inline void worksharing_end(void (*const *nowait)(void), void (*const *bl
             real_barrier();
         return;
     }
-    ag_once(&once, resolve);
+    ag_once(&ag_gomp_once, resolve);
     (*blocking)();
 }
 
@@ -317,97 +312,4 @@ void GOMP_loop_end(void)
 void GOMP_sections_end(void)
 {
     worksharing_end(&real_sections_end_nowait, &real_sections_end);
-}
-
-/* ---- tasks: a deferred one switches the team to libgomp's barrier (team_tasks.c) ---- */
-
-static inline void task_created(bool deferred)
-{
-    struct ag_team_ctx *c;
-    ag_once(&once, resolve);
-    if (deferred && (c = served()))
-        ag_team_task(c);
-}
-
-/* GOMP_task has nothing to do for the shim, and goes straight on to libgomp's, when the shim is resolved
- * and the task is undeferred (if clause false: most of a recursive program's tasks under a cut-off), or
- * made outside a region of the shim's (no context: the tasks that threads run in libgomp's join barrier
- * make their children there, after the region's function returned), or this thread's team already
- * knows of its deferred tasks (noted: 0 from run_region on, set by ag_team_task in a resolved
- * context). A recursive program creates millions: BOTS' uts 4 million, nearly all of them in the join.
- * The rest, rare, take task_noted. */
-static __attribute__((noinline, used)) void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *),
-                                                       long arg_size, long arg_align, bool if_clause,
-                                                       unsigned flags, void **depend, int priority,
-                                                       void *detach) __asm__("ag_gomp_task_noted");
-static void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-                       bool if_clause, unsigned flags, void **depend, int priority, void *detach)
-{
-    task_created(if_clause);
-    real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
-}
-
-#if defined(__x86_64__) && defined(__ELF__)
-/* x86-64: GOMP_task in assembly, so that the common way is the test above and one jump, with every
- * argument where the caller put it. gcc 12's C version of the same test saved four registers and
- * copied the four stack arguments out and back before its tail jump: at 6 ns a task (fib with an if
- * cut-off) that was about 1.5 ns more per task (docs/results.md, seventh part). The offsets it reads: */
-#define AG_ONCE_DONE 0    /* struct ag_once: done; an acquire load is a plain load on x86-64 */
-#define AG_CTX_NOTED 52   /* struct ag_team_ctx: noted */
-_Static_assert(offsetof(struct ag_once, done) == AG_ONCE_DONE, "ag_once.done moved: update GOMP_task");
-_Static_assert(offsetof(struct ag_team_ctx, noted) == AG_CTX_NOTED, "ag_team_ctx.noted moved: update GOMP_task");
-#define AG_STR_(x) #x
-#define AG_STR(x) AG_STR_(x)
-#ifdef __CET__
-#define AG_ENDBR "endbr64\n\t"
-#else
-#define AG_ENDBR ""
-#endif
-__asm__(".text\n\t"
-        ".globl GOMP_task\n\t"
-        ".type GOMP_task, @function\n\t"
-        ".p2align 4\n"
-        "GOMP_task:\n\t"
-        ".cfi_startproc\n\t" AG_ENDBR
-        "cmpl $0, ag_gomp_once+" AG_STR(AG_ONCE_DONE) "(%rip)\n\t" /* not resolved yet */
-        "je 1f\n\t"
-        "testb %r9b, %r9b\n\t" /* if_clause false: undeferred */
-        "je 2f\n\t"
-        "movq ag_gomp_cur@gottpoff(%rip), %rax\n\t"
-        "movq %fs:(%rax), %rax\n\t" /* cur */
-        "testq %rax, %rax\n\t"
-        "je 2f\n\t"
-        "cmpl $0, " AG_STR(AG_CTX_NOTED) "(%rax)\n\t"
-        "je 1f\n"
-        "2:\n\t"
-        "jmp *ag_gomp_real_task(%rip)\n"
-        "1:\n\t"
-        "jmp ag_gomp_task_noted\n\t"
-        ".cfi_endproc\n\t"
-        ".size GOMP_task, .-GOMP_task");
-#else
-void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
-               unsigned flags, void **depend, int priority, void *detach)
-{
-    struct ag_team_ctx *c = cur;
-    if (__builtin_expect(ag_once_done(&once) && (!if_clause || !c || c->noted), 1))
-        real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
-    else
-        task_noted(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
-}
-#endif
-
-void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-                   unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)
-{
-    task_created(flags & GOMP_TASK_FLAG_IF);
-    real_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
-}
-
-void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-                       unsigned flags, unsigned long num_tasks, int priority, unsigned long long start,
-                       unsigned long long end, unsigned long long step)
-{
-    task_created(flags & GOMP_TASK_FLAG_IF);
-    real_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }

@@ -1,8 +1,18 @@
-/* gomp.h — what gomp.c (libgomp's regions and barriers) tells gomp_loop.c. */
+/* gomp.h — what gomp.c (libgomp's regions and barriers) tells gomp_loop.c and gomp_task.c. */
 #ifndef AG_PRELOAD_GOMP_H
 #define AG_PRELOAD_GOMP_H
 
+#include "preload.h"
 #include "team.h"
+
+/* gomp.c's lookups, done once per process (ag_gomp_resolve), and the calling thread's context in the
+ * innermost region gomp.c wrapped (NULL outside one, unresolved until its first use). Global, not static:
+ * gomp_task.c's GOMP_task, in assembly, reads both by name; the version script keeps them private. */
+extern struct ag_once ag_gomp_once;
+extern AG_TLS struct ag_team_ctx *ag_gomp_cur;
+void ag_gomp_resolve(void);
+/* Called by gomp.c's lookups: gomp_task.c's own (libgomp's task and target entry points, GOMP_cancel). */
+void ag_gomp_task_resolve(void);
 
 /* The calling thread's context in the libgomp team it is in now, resolved, when andgate serves that
  * team (a region gomp.c wrapped, at the current nesting level, with a barrier); else NULL. Its `loop`
