@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The OpenMP runtime's own test suite, run alone and under libandgate-preload.so (docs/preload.md, "Testing").
 
-Usage: scripts/omp_testsuite.py gcc [--shim PATH] [--work DIR] [--modes t2,bind,t4,t3] [--jobs N]
+Usage: scripts/omp_testsuite.py gcc|gfortran [--shim PATH] [--work DIR] [--modes t2,bind,t4,t3] [--jobs N]
 
-gcc: libgomp's run tests of the installed gcc's release (libgomp.c, libgomp.c-c++-common as C, libgomp.c++),
-taken from the Debian source package (`apt-get source gcc-N`: deb-src must be enabled). Each test is
+libgomp's run tests of the installed gcc's release, taken from the Debian source package (`apt-get source
+gcc-N`: deb-src must be enabled): gcc, those of libgomp.c, libgomp.c-c++-common (as C) and libgomp.c++;
+gfortran, those of libgomp.fortran. Each test is
 built as DejaGnu's libgomp.exp builds it (-fopenmp -O2, its dg-options and dg-additional-options, its
 dg-additional-sources) and run with its dg-set-target-env-var settings in every mode, once alone and once
 with the shim preloaded: t2 (the default team, one thread per CPU), bind (OMP_PROC_BIND=true), t3 and t4
@@ -18,13 +19,17 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = {'t2': {}, 'bind': {'OMP_PROC_BIND': 'true'},
          't3': {'OMP_NUM_THREADS': '3'}, 't4': {'OMP_NUM_THREADS': '4'}}
-DIRS = [('libgomp.c', 'gcc'), ('libgomp.c-c++-common', 'gcc'), ('libgomp.c++', 'g++')]
+SUITES = {'gcc': [('libgomp.c', 'gcc'), ('libgomp.c-c++-common', 'gcc'), ('libgomp.c++', 'g++')],
+          'gfortran': [('libgomp.fortran', 'gfortran')]}
+SOURCES = ('.c', '.C', '.f', '.F', '.f90', '.F90', '.f95', '.f03')
 DEVICE = ('offload', 'nvptx', 'amdgcn', 'openacc', 'hsa')
 
 
@@ -83,12 +88,15 @@ def plan(path):
                 d['env'][m.group(1)] = m.group(2)
         elif name == 'dg-additional-sources':
             d['srcs'].append(os.path.join(os.path.dirname(path), directive_arg(arg).split()[0]))
-    return d if re.search(r'\bmain\s*\(', src) else None
+    # a C or C++ file without main is another test's extra source; a Fortran file may be a main program
+    # without a PROGRAM statement, and one that is not fails to link (left out as not built)
+    fortran = not path.endswith(('.c', '.C'))
+    return d if fortran or re.search(r'\bmain\s*\(', src) else None
 
 
-def build(testsuite, out, jobs):
-    items = [(os.path.join(testsuite, dn, f), cc, f'{dn}/{f}') for dn, cc in DIRS
-             for f in sorted(os.listdir(os.path.join(testsuite, dn))) if f.endswith(('.c', '.C'))]
+def build(testsuite, suite, out, jobs):
+    items = [(os.path.join(testsuite, dn, f), cc, f'{dn}/{f}') for dn, cc in SUITES[suite]
+             for f in sorted(os.listdir(os.path.join(testsuite, dn))) if f.endswith(SOURCES)]
 
     def one(item):
         path, cc, rel = item
@@ -99,6 +107,9 @@ def build(testsuite, out, jobs):
         # the test's directory, and libgomp's for the tests that call its entry points (libgomp_g.h)
         incs = ['-I' + os.path.dirname(path), '-I' + os.path.dirname(testsuite)]
         cmd = [cc, '-fopenmp', '-O2'] + incs + [path] + d['srcs'] + d['opts']
+        if cc == 'gfortran':  # each test's modules in a folder of its own (tests are built in parallel)
+            os.makedirs(d['exe'] + '.mod', exist_ok=True)
+            cmd += ['-J', d['exe'] + '.mod']
         cmd = [c for c in cmd if not c.startswith('-foffload')] + ['-o', d['exe'], '-lm', '-latomic']
         r = subprocess.run(cmd, capture_output=True, text=True)
         return rel, d if r.returncode == 0 else {'build_error': r.stderr[-300:]}
@@ -114,16 +125,17 @@ def run_one(d, mode, shim):
     env.update(d['env'])
     if shim:
         env['LD_PRELOAD'] = shim
-    try:
-        r = subprocess.run([d['exe']], env=env, capture_output=True, timeout=120, cwd=os.path.dirname(d['exe']))
-        return r.returncode, (r.stdout + r.stderr)[-300:].decode(errors='replace')
-    except subprocess.TimeoutExpired:
-        return 'timeout', ''
+    with tempfile.TemporaryDirectory() as cwd:  # tests that write files, run side by side, each its own
+        try:
+            r = subprocess.run([d['exe']], env=env, capture_output=True, timeout=120, cwd=cwd)
+            return r.returncode, (r.stdout + r.stderr)[-300:].decode(errors='replace')
+        except subprocess.TimeoutExpired:
+            return 'timeout', ''
 
 
 def main():
     ap = argparse.ArgumentParser(description='the OpenMP runtime test suite alone and under the shim')
-    ap.add_argument('suite', choices=['gcc'])
+    ap.add_argument('suite', choices=sorted(SUITES))
     ap.add_argument('--shim', default=os.path.join(ROOT, 'build', 'lib', 'libandgate-preload.so'))
     ap.add_argument('--work', default='/tmp/andgate-omp-testsuite')
     ap.add_argument('--modes', default='t2,bind,t4,t3')
@@ -137,7 +149,9 @@ def main():
     testsuite = sources(a.work)
     out = os.path.join(a.work, 'bin-' + a.suite)
     os.makedirs(out, exist_ok=True)
-    plans = build(testsuite, out, a.jobs)
+    if not shutil.which(SUITES[a.suite][0][1]):
+        usage(f'{SUITES[a.suite][0][1]} is not installed')
+    plans = build(testsuite, a.suite, out, a.jobs)
     built = {rel: d for rel, d in plans.items() if 'exe' in d}
     print(f'{len(built)} of {len(plans)} run tests built ({testsuite})')
     for rel, d in sorted(plans.items()):

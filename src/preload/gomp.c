@@ -149,6 +149,12 @@ static const struct ag_team_region *region_begin(fn_t fn, void *data)
     if (!enabled)
         return NULL;
     int level = omp_level() + 1;
+    /* A thread still inside a region of the shim's at this level or deeper runs a `target` region on the
+     * host (libgomp's fallback starts the nesting afresh, at level 0, in a task or implicit task of that
+     * region): the set this thread would start at `level` may be that region's own, busy (libgomp's
+     * target7.f90, a `parallel do` in a target in tasks, hung). The region is libgomp's. */
+    if (ag_gomp_cur && ag_gomp_cur->level >= level)
+        return NULL;
     struct ag_team_ctx *outer = ag_gomp_cur && ag_gomp_cur->level == level - 1 ? ag_gomp_cur : NULL;
     if (outer)
         resolved(outer); /* the enclosing team's threads, which the new team shares the CPUs with */
