@@ -20,8 +20,9 @@
  * task-create callback tells it of each deferred task.
  * Reductions (__kmpc_reduce / __kmpc_end_reduce) go through their nowait twins and the andgate barrier
  * (below). Left to libomp: the fork and join of regions, __kmpc_copyprivate, __kmpc_cancel_barrier
- * (cancellation points libomp must release), teams deeper than 8 levels, and everything when another
- * OMPT tool is configured (OMP_TOOL_LIBRARIES: the shim steps aside) or OMP_TOOL=disabled.
+ * (cancellation points libomp must release), teams deeper than 8 levels, and everything when the
+ * program has an OMPT tool of its own (OMP_TOOL_LIBRARIES, or a library with ompt_start_tool linked or
+ * preloaded: the shim steps aside, ompt_start_tool below) or OMP_TOOL=disabled.
  * Loop scheduling is served beside it: static loop starts (kmp_loop.c) and dynamic, guided and auto
  * chunks (kmp_dispatch.c). ANDGATE_OMP=0 turns this part off.
  */
@@ -187,6 +188,12 @@ void __kmpc_end_reduce(void *loc, int32_t gtid, void *lck)
 
 /* ---- the OMPT tool ---- */
 
+static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr_ra)
+{
+    (void)command, (void)modifier, (void)arg, (void)codeptr_ra;
+    return -2; /* omp.h (OpenMP 5.0 §3.8): omp_control_tool_notool */
+}
+
 static int tool_init(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
 {
     (void)device, (void)data;
@@ -205,6 +212,9 @@ static int tool_init(ompt_function_lookup_t lookup, int device, ompt_data_t *dat
         set(ompt_callback_task_create, NULL);
         return 0;
     }
+    /* omp_control_tool returns what a tool's control-tool callback returns: "no tool" (-2), as without
+     * the shim, instead of libomp's "a tool without that callback" (-1) */
+    set(ompt_callback_control_tool, (ompt_callback_t)on_control_tool);
     ag_team_warm("libomp");
     return 1; /* keep the tool */
 }
@@ -214,17 +224,31 @@ static void tool_fini(ompt_data_t *data)
     (void)data;
 }
 
+/* The program's own tool, in a library found after the shim (linked with the program, or preloaded
+ * after it): the next ompt_start_tool in the lookup order, asked first, as libomp's own weak definition
+ * asks the next one. libomp takes one tool; when the program's starts, it is that one, and the shim
+ * steps aside. (A tool defined in the executable is found before the shim, which is never asked.) */
+static ompt_start_tool_result_t *program_tool(unsigned int omp_version, const char *runtime_version)
+{
+    ompt_start_tool_result_t *(*next)(unsigned int, const char *);
+    *(void **)&next = dlsym(RTLD_NEXT, "ompt_start_tool");
+    if (!next)
+        (void)dlerror(); /* free the failed lookup's message */
+    return next ? next(omp_version, runtime_version) : NULL;
+}
+
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
-    (void)omp_version, (void)runtime_version;
     static ompt_start_tool_result_t tool = { tool_init, tool_fini, { 0 } };
     const struct ag_preload_env *env = ag_preload_env();
-    if (!env->enabled || !env->omp)
-        return NULL;
-    const char *others = getenv("OMP_TOOL_LIBRARIES");
-    if (others && *others) {
+    int on = env->enabled && env->omp;
+    ompt_start_tool_result_t *theirs = program_tool(omp_version, runtime_version);
+    const char *libraries = getenv("OMP_TOOL_LIBRARIES");
+    if (on && theirs)
+        ag_preload_verbose("andgate-preload: the program has its own OMPT tool: libomp keeps its barriers\n");
+    else if (on && libraries && *libraries) /* libomp loads them itself after this returns NULL */
         ag_preload_verbose("andgate-preload: OMP_TOOL_LIBRARIES is set: libomp keeps its barriers\n");
-        return NULL;
-    }
+    if (theirs || !on || (libraries && *libraries))
+        return theirs;
     return &tool;
 }
