@@ -47,6 +47,7 @@ void ag_gomp_task_resolve(void)
     *(void **)&real_target_update = dlsym(RTLD_NEXT, "GOMP_target_update_ext");
     *(void **)&real_target_data = dlsym(RTLD_NEXT, "GOMP_target_enter_exit_data");
     *(void **)&real_cancel = dlsym(RTLD_NEXT, "GOMP_cancel");
+    (void)dlerror(); /* libomp's GOMP layer has no target entry points: free the failed lookups' message */
 }
 
 /* ---- tasks ---- */
@@ -169,7 +170,8 @@ void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, si
 
 /* true: the construct is cancelled (libgomp has marked it); the caller leaves it for its end, whose
  * barrier must be libgomp's. A cancellation point (do_cancel false) that returns true found the mark
- * of a canceller, which has switched the team already. */
+ * of a canceller, which switches the team before it reaches that end: a thread already waiting there
+ * at andgate's barrier is sent on to libgomp's (team_tasks.c). */
 bool GOMP_cancel(int which, bool do_cancel)
 {
     ag_gomp_resolve();

@@ -5,7 +5,8 @@
  * at most one live team, and every region that master starts at that level with that many threads
  * reuses the same barrier: nothing is made or freed per region (issue 10's "lean steady state"). The
  * barriers of a master live in a set per level, found through the master's thread-local storage and
- * freed when the master thread exits.
+ * freed when the master thread exits. The exception, a `target` region run on the host, whose nesting
+ * starts again at level 0 inside a running region: gomp.c leaves its teams to libgomp (region_begin).
  *
  * Used by gomp.c (libgomp, from a trampoline around the region's function) and kmp.c (libomp, from
  * OMPT callbacks); both keep a per-thread context that says which barrier serves the team the thread
