@@ -57,26 +57,32 @@ def usage(msg):
     sys.exit(2)
 
 
+def download_orig(work, package):
+    """The upstream tarball of Debian source package PACKAGE, downloaded into WORK (apt-get source)."""
+    os.makedirs(work, exist_ok=True)
+    r = subprocess.run(['apt-get', 'source', '--download-only', package], cwd=work, capture_output=True,
+                       text=True)
+    orig = glob.glob(os.path.join(work, f'{package}_*.orig.tar.*'))
+    if r.returncode or not orig:
+        usage(f'apt-get source {package} failed (enable deb-src in /etc/apt/sources.list.d): '
+              f'{r.stderr.strip()[-200:]}')
+    return orig[0]
+
+
 def sources(work):
     """The testsuite directory of the installed gcc's release, fetched and unpacked into WORK once."""
     major = subprocess.run(['gcc', '-dumpversion'], capture_output=True, text=True).stdout.strip().split('.')[0]
     found = glob.glob(os.path.join(work, f'gcc-{major}.*', 'libgomp', 'testsuite'))
     if found:
         return found[0]
-    os.makedirs(work, exist_ok=True)
-    r = subprocess.run(['apt-get', 'source', '--download-only', f'gcc-{major}'], cwd=work, capture_output=True,
-                       text=True)
-    orig = glob.glob(os.path.join(work, f'gcc-{major}_*.orig.tar.*'))
-    if r.returncode or not orig:
-        usage(f'apt-get source gcc-{major} failed (enable deb-src in /etc/apt/sources.list.d): '
-              f'{r.stderr.strip()[-200:]}')
-    inner = subprocess.run(['tar', 'tf', orig[0]], capture_output=True, text=True).stdout.split()
+    orig = download_orig(work, f'gcc-{major}')
+    inner = subprocess.run(['tar', 'tf', orig], capture_output=True, text=True).stdout.split()
     inner = [f for f in inner if re.search(r'/gcc-[0-9.]+(-dfsg)?\.tar\.xz$', f)]
     if inner:  # Debian's orig tarball holds the release's own tarball
-        subprocess.run(['tar', 'xf', orig[0], '-C', work, inner[0]], check=True)
+        subprocess.run(['tar', 'xf', orig, '-C', work, inner[0]], check=True)
         tarball, members = os.path.join(work, inner[0]), ['gcc-*/libgomp/testsuite/*', 'gcc-*/libgomp/*.h']
     else:
-        tarball, members = orig[0], ['*/libgomp/testsuite/*', '*/libgomp/*.h']
+        tarball, members = orig, ['*/libgomp/testsuite/*', '*/libgomp/*.h']
     subprocess.run(['tar', 'xf', tarball, '-C', work, '--wildcards'] + members, check=True)
     return glob.glob(os.path.join(work, f'gcc-{major}.*', 'libgomp', 'testsuite'))[0]
 
@@ -158,18 +164,12 @@ def llvm_sources(work):
     found = sorted(glob.glob(pattern))
     if found:
         return found[-1]
-    os.makedirs(work, exist_ok=True)
-    r = subprocess.run(['apt-get', 'source', '--download-only', f'llvm-toolchain-{LLVM}'], cwd=work,
-                       capture_output=True, text=True)
-    orig = glob.glob(os.path.join(work, f'llvm-toolchain-{LLVM}_*.orig.tar.*'))
-    if r.returncode or not orig:
-        usage(f'apt-get source llvm-toolchain-{LLVM} failed (enable deb-src in /etc/apt/sources.list.d): '
-              f'{r.stderr.strip()[-200:]}')
+    orig = download_orig(work, f'llvm-toolchain-{LLVM}')
     members = ['*/openmp/runtime/test/*', '*/openmp/runtime/src/kmp_platform.h']  # the tests include that header
-    subprocess.run(['tar', 'xf', orig[0], '-C', work, '--wildcards'] + members, check=True)
+    subprocess.run(['tar', 'xf', orig, '-C', work, '--wildcards'] + members, check=True)
     found = sorted(glob.glob(pattern))
     if not found:
-        usage(f'{orig[0]} holds no llvm-toolchain-{LLVM}*/openmp/runtime/test')
+        usage(f'{orig} holds no llvm-toolchain-{LLVM}*/openmp/runtime/test')
     return found[-1]
 
 

@@ -241,14 +241,17 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 {
     static ompt_start_tool_result_t tool = { tool_init, tool_fini, { 0 } };
     const struct ag_preload_env *env = ag_preload_env();
-    int on = env->enabled && env->omp;
     ompt_start_tool_result_t *theirs = program_tool(omp_version, runtime_version);
     const char *libraries = getenv("OMP_TOOL_LIBRARIES");
-    if (on && theirs)
-        ag_preload_verbose("andgate-preload: the program has its own OMPT tool: libomp keeps its barriers\n");
-    else if (on && libraries && *libraries) /* libomp loads them itself after this returns NULL */
-        ag_preload_verbose("andgate-preload: OMP_TOOL_LIBRARIES is set: libomp keeps its barriers\n");
-    if (theirs || !on || (libraries && *libraries))
+    if (!env->enabled || !env->omp)
         return theirs;
+    if (theirs) {
+        ag_preload_verbose("andgate-preload: the program has its own OMPT tool: libomp keeps its barriers\n");
+        return theirs;
+    }
+    if (libraries && *libraries) { /* libomp loads them itself after this returns NULL */
+        ag_preload_verbose("andgate-preload: OMP_TOOL_LIBRARIES is set: libomp keeps its barriers\n");
+        return NULL;
+    }
     return &tool;
 }
