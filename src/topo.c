@@ -21,9 +21,6 @@
 #include "andgate.h"
 #include "sysfs.h"
 
-#ifdef AG_HAVE_HWLOC
-#include <hwloc.h>
-#endif
 
 /* A topology's cpu[] lives in a mapping of its own, outside the malloc heap: the preload library reads
  * the topology when it is loaded and keeps it, and the program's heap must look as it would without the
@@ -227,77 +224,12 @@ static void sysfs_fill(struct ag_topo *t)
     t->source = "sysfs";
 }
 
-#ifdef AG_HAVE_HWLOC
-static int cmp_cpu(const void *a, const void *b)
-{
-    const struct ag_cpuinfo *x = a, *y = b;
-    return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
-static int hwloc_fill(struct ag_topo *t)
-{
-    hwloc_topology_t h;
-    if (hwloc_topology_init(&h))
-        return -1;
-    if (hwloc_topology_load(h)) {
-        hwloc_topology_destroy(h);
-        return -1;
-    }
-    int npu = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
-    if (npu <= 0) {
-        hwloc_topology_destroy(h);
-        return -1;
-    }
-    /* cache level: L2 when some L2 holds more than one core */
-    int level = 3;
-    for (int i = 0; i < hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_L2CACHE); i++) {
-        hwloc_obj_t l2 = hwloc_get_obj_by_type(h, HWLOC_OBJ_L2CACHE, i);
-        if (hwloc_get_nbobjs_inside_cpuset_by_type(h, l2->cpuset, HWLOC_OBJ_CORE) > 1)
-            level = 2;
-    }
-    if (level == 3 && hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_L3CACHE) == 0)
-        level = 2;
-    hwloc_obj_type_t ctype = level == 2 ? HWLOC_OBJ_L2CACHE : HWLOC_OBJ_L3CACHE;
-    struct ag_cpuinfo *v = cpus_map((size_t)npu);
-    if (!v) {
-        hwloc_topology_destroy(h);
-        return -1;
-    }
-    int nnuma = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
-    for (int i = 0; i < npu; i++) {
-        hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, i);
-        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_CORE, pu);
-        hwloc_obj_t cache = hwloc_get_ancestor_obj_by_type(h, ctype, pu);
-        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_PACKAGE, pu);
-        v[i].cpu = (int)pu->os_index;
-        v[i].core = core ? (int)core->logical_index : (int)pu->logical_index;
-        v[i].package = pkg ? (int)pkg->logical_index : 0;
-        v[i].cache = cache ? (int)cache->logical_index : v[i].package;
-        v[i].numa = 0;
-        for (int n = 0; n < nnuma; n++) {
-            hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, n);
-            if (hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
-                v[i].numa = (int)node->os_index;
-                break;
-            }
-        }
-    }
-    hwloc_topology_destroy(h);
-    qsort(v, (size_t)npu, sizeof *v, cmp_cpu);
-    t->cpu = v;
-    t->ncpus = t->cap = (unsigned)npu;
-    t->cache_level = level;
-    t->source = "hwloc";
-    return 0;
-}
-#endif
-
 int ag_topo_read(struct ag_topo *t, int source)
 {
     *t = (struct ag_topo){ 0 };
     if (source == AG_TOPO_HWLOC) {
 #ifdef AG_HAVE_HWLOC
-        return hwloc_fill(t);
+        return ag_topo_hwloc_read(t, cpus_map);
 #else
         return -1;
 #endif

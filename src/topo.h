@@ -4,6 +4,7 @@
 #define AG_TOPO_H
 
 #include <sched.h>
+#include <stddef.h>
 
 /* Ids are OS-level and comparable only within one field; -1 means unknown. */
 struct ag_cpuinfo {
@@ -29,6 +30,10 @@ enum { AG_TOPO_HWLOC = 0, AG_TOPO_SYSFS = 1 };
  * unavailable (hwloc not built in, or failing). */
 int ag_topo_read(struct ag_topo *t, int source);
 void ag_topo_free(struct ag_topo *t);
+/* hwloc's view (topo_hwloc.c), cpu[] allocated with map(n) (NULL on ENOMEM): 0, or -1 when hwloc fails.
+ * In libandgate-preload.so a loader of the same name opens libandgate-hwloc.so first (-1 when it cannot:
+ * preload/hwloc_module.c). Built only with hwloc (AG_HAVE_HWLOC). */
+int ag_topo_hwloc_read(struct ag_topo *t, struct ag_cpuinfo *(*map)(size_t n));
 
 /* The machine topology used by libandgate, read once (thread-safe) and kept for the life of the process;
  * never NULL. ANDGATE_TOPOLOGY=hwloc|sysfs picks the source; without it, hwloc when built with it (sysfs
@@ -36,7 +41,8 @@ void ag_topo_free(struct ag_topo *t);
 const struct ag_topo *ag_topo_get(void);
 /* Before the first ag_topo_get: read sysfs first. libandgate-preload.so calls it: hwloc's initialization
  * dlopens its plugins (libxml2, ICU, OpenCL, X11 client libraries) into the host program, 3-8 ms at its
- * first barrier, for what sysfs says in 0.15 ms (topo.c: 2 CPUs; 1.4-1.7 ms for 128). */
+ * first barrier, for what sysfs says in 0.15 ms (topo.c: 2 CPUs; 1.4-1.7 ms for 128); and the shim does
+ * not even load hwloc unless sysfs falls short (ag_topo_hwloc_read). */
 void ag_topo_prefer_sysfs(void);
 /* Tests only: read sysfs under root instead of /sys/devices/system (NULL: the real one again). */
 void ag_topo_sysfs_root(const char *root);

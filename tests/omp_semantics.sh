@@ -102,6 +102,26 @@ finished topo "ANDGATE_TOPOLOGY=sysfs" && same topo ref "ANDGATE_TOPOLOGY=sysfs"
 if grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology sysfs)\$" "$tmp/topo.err"; then ok; else
   no "ANDGATE_TOPOLOGY=sysfs: no team line saying topology sysfs:"; head -2 "$tmp/topo.err"; fi
 
+# hwloc: never loaded with the shim (not among its NEEDED libraries), read through libandgate-hwloc.so
+# beside it when asked for (src/preload/hwloc_module.c); a shim without the module says so once and
+# reads sysfs.
+if readelf -d "$shim" | grep -q 'NEEDED.*hwloc'; then no "the shim links hwloc:"; readelf -d "$shim" | grep NEEDED; else ok; fi
+module="$(dirname "$shim")/libandgate-hwloc.so"
+if [ -e "$module" ]; then
+  run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=hwloc LD_PRELOAD="$shim"
+  finished topo "ANDGATE_TOPOLOGY=hwloc" && same topo ref "ANDGATE_TOPOLOGY=hwloc"
+  if grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology hwloc)\$" "$tmp/topo.err"; then ok; else
+    no "ANDGATE_TOPOLOGY=hwloc: no team line saying topology hwloc:"; head -2 "$tmp/topo.err"; fi
+  mkdir "$tmp/lone" && cp "$shim" "$tmp/lone/"
+  run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=hwloc \
+    LD_PRELOAD="$tmp/lone/$(basename "$shim")"
+  finished topo "ANDGATE_TOPOLOGY=hwloc, no module" && same topo ref "ANDGATE_TOPOLOGY=hwloc, no module"
+  if [ "$(grep -c '^andgate-preload: hwloc not loaded (.*libandgate-hwloc.so' "$tmp/topo.err")" = 1 ] &&
+    grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology sysfs)\$" "$tmp/topo.err"; then ok; else
+    no "ANDGATE_TOPOLOGY=hwloc without the module: wanted one 'hwloc not loaded' line, then sysfs:"
+    head -3 "$tmp/topo.err"; fi
+fi
+
 # The off switches: the shim loaded but idle for OpenMP, silently.
 for off in ANDGATE_PRELOAD=0 "$own=0"; do
   run off OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 "$off" LD_PRELOAD="$shim"
