@@ -1,7 +1,7 @@
 /* hwloc_module.c — libandgate-preload.so's ag_topo_hwloc_read (topo.h): the shim does not link hwloc.
  *
  * Linked, hwloc and the libraries it needs (libudev, libm) were mapped and relocated into every program
- * the shim was preloaded into, before main: 0.3-0.7 ms more per process than the shim without them on
+ * the shim was preloaded into, before main: 0.3-0.6 ms more per process than the shim without them on
  * the 2-CPU VM (`perf stat -r 300` of an empty program; docs/results.md), for a topology the shim reads
  * from sysfs whenever sysfs describes every CPU. So hwloc is reached through libandgate-hwloc.so, a
  * module holding topo_hwloc.c and linked with hwloc, installed beside the shim and opened the first time
@@ -10,26 +10,19 @@
  * ANDGATE_VERBOSE=1 says why. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "preload.h"
 #include "topo.h"
 
 typedef int (*reader_fn)(struct ag_topo *, struct ag_cpuinfo *(*)(size_t));
 
-/* The module beside this library: its directory is where the dynamic loader found the shim. */
+/* The module beside this library: the dynamic loader expands $ORIGIN in dlopen's name to the directory
+ * it loaded the calling object from, made absolute at load, so a relative LD_PRELOAD path and a later
+ * chdir still find it (not in a set-user-ID program, which then reads sysfs). */
 static reader_fn module_reader(void)
 {
-    Dl_info self;
-    char path[4096];
-    if (!dladdr((void *)module_reader, &self) || !self.dli_fname)
-        return NULL;
-    const char *slash = strrchr(self.dli_fname, '/');
-    int dir = slash ? (int)(slash - self.dli_fname) + 1 : 0;
-    if (snprintf(path, sizeof path, "%.*slibandgate-hwloc.so", dir, self.dli_fname) >= (int)sizeof path)
-        return NULL;
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    static const char name[] = "$ORIGIN/libandgate-hwloc.so";
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         ag_preload_verbose("andgate-preload: hwloc not loaded (%s); the topology comes from sysfs\n",
                            dlerror());
@@ -37,7 +30,7 @@ static reader_fn module_reader(void)
     }
     reader_fn f = (reader_fn)dlsym(h, "ag_topo_hwloc_read");
     if (!f)
-        ag_preload_verbose("andgate-preload: %s has no ag_topo_hwloc_read; the topology comes from sysfs\n", path);
+        ag_preload_verbose("andgate-preload: %s has no ag_topo_hwloc_read; the topology comes from sysfs\n", name);
     return f;
 }
 
