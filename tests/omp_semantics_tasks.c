@@ -1,6 +1,6 @@
 /* omp_semantics_tasks.c — the OpenMP semantics test's cases of tasks, cancellation, team sizes set
  * between regions, orphaned constructs, many regions and teams of one (omp_semantics.c has the
- * framework, the method and main). */
+ * framework, the method and main; omp_semantics_target.c the host `target` case). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -264,63 +264,6 @@ int case_cancel(void)
         phases(&KB, PH);
     }
     return report("cancel", "cancel-for found %d cancel-parallel regions 3 then phases %d", LD(cfound), PH);
-}
-
-/* ---- target: a `master`'s nowait target constructs (deferred target tasks, on the host without a device)
- * are complete after the next barrier, in every thread. Then tasks that each run a `target` with a
- * `parallel for` inside: on the host, libgomp starts that team at level 1 again, inside the region of the
- * thread running the task (the shim must leave it to libgomp: it reused the running region's barrier,
- * repaired it under the waiting thread, and hung; libgomp's target7.f90). The master waits 2 ms first,
- * so that the other threads sleep in the barrier when the tasks come. gcc only: clang 14's libomp
- * asserts in this case with or without the shim ("kmp_tasking.cpp(1530): KMP_HIDDEN_HELPER_THREAD(gtid)",
- * its hidden helper threads), so the clang build reports the case not run. ---- */
-static int tgt_a[RR], tgt_b[RR], tgt_c[NI];
-
-int case_target(void)
-{
-#ifdef __clang__
-    return report("target", "not run (clang 14's libomp asserts on it alone)");
-#endif
-    PRAGMA(omp parallel)
-    {
-        for (int r = 0; r < RR; r++) {
-            PRAGMA(omp master)
-            {
-                PRAGMA(omp target nowait map(tofrom : tgt_a[r : 1]))
-                {
-                    busy(3);
-                    tgt_a[r] = r + 1;
-                }
-                PRAGMA(omp target nowait map(tofrom : tgt_b[r : 1]))
-                tgt_b[r] = 2 * r + 1;
-            }
-            PRAGMA(omp barrier)
-            EXPECT(tgt_a[r] == r + 1 && tgt_b[r] == 2 * r + 1, "round %d: target results %d %d after the barrier",
-                   r, tgt_a[r], tgt_b[r]);
-            PRAGMA(omp barrier)
-        }
-    }
-    memset(tgt_c, 0, sizeof tgt_c);
-    for (int r = 0; r < 4; r++) {
-        PRAGMA(omp parallel)
-        {
-            PRAGMA(omp master)
-            {
-                usleep(2000);
-                for (int i = 0; i < NI; i += 8)
-                    PRAGMA(omp task) PRAGMA(omp target map(tofrom : tgt_c[i : 8])) PRAGMA(omp parallel for)
-                    for (int j = i; j < i + 8; j++)
-                        tgt_c[j]++;
-            }
-            PRAGMA(omp barrier)
-            EXPECT(tgt_c[NI - 1] == r + 1, "round %d: %d target tasks' teams ran after the barrier", r,
-                   tgt_c[NI - 1]);
-            PRAGMA(omp barrier)
-        }
-    }
-    for (int j = 0; j < NI; j++)
-        EXPECT(tgt_c[j] == 4, "element %d: %d of 4 target tasks' teams ran", j, tgt_c[j]);
-    return report("target", "rounds %d, then 4 of %d target tasks with a team each", RR, NI / 8);
 }
 
 /* ---- numthreads: omp_set_num_threads changes the team size between regions ---- */
