@@ -21,7 +21,6 @@
 #include "andgate.h"
 #include "sysfs.h"
 
-
 /* A topology's cpu[] lives in a mapping of its own, outside the malloc heap: the preload library reads
  * the topology when it is loaded and keeps it, and the program's heap must look as it would without the
  * library (docs/preload.md; sysfs.c's readers allocate nothing either). Zeroed; NULL on ENOMEM. */
@@ -203,7 +202,7 @@ static void sysfs_fill(struct ag_topo *t)
     snprintf(nodes, sizeof nodes, "%s/node", sys_root);
     ag_sysfs_dir(nodes, numa_node, t);
     /* the cache group: L2 when some L2 holds more than one core, else L3 (L2 where a CPU has no L3;
-     * the level says L2 when none has one, as hwloc_fill's does) */
+     * the level says L2 when none has one, as topo_hwloc.c's does) */
     t->cache_level = 2;
     if (!(cache_groups(t, 2) & CACHE_OF_CORES)) {
         for (unsigned i = 0; i < t->ncpus; i++)
