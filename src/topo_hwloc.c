@@ -2,7 +2,7 @@
  * Linked into libandgate.so and libandgate.a, and built alone as libandgate-hwloc.so: the module that
  * libandgate-preload.so opens (preload/hwloc_module.c) only when sysfs cannot describe every CPU or
  * ANDGATE_TOPOLOGY=hwloc asks for it, so that a program under the shim does not load hwloc and its
- * libraries at start (docs/preload.md, "what the shim costs a program at start").
+ * libraries at start (docs/preload.md, the paragraph on what the dynamic loader maps).
  *
  * The cache group is the cache level just above the core that several cores share, as topo.c's sysfs
  * reader finds it: L2 where some L2 holds more than one core, else L3 (L2 where there is no L3). */
