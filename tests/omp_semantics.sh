@@ -95,11 +95,14 @@ if [ "$(grep -c '^andgate-preload:' "$tmp/bad.err")" = 1 ] &&
   grep -q "^andgate-preload: ANDGATE_TOPOLOGY='nosuch': expected hwloc or sysfs;" "$tmp/bad.err"; then ok; else
   no "a bad ANDGATE_TOPOLOGY beside ANDGATE_ALGO: wanted one line naming ANDGATE_TOPOLOGY:"; head -3 "$tmp/bad.err"; fi
 
+# the topology run's team line of 2 at level 1 names source $1
+told_topology() { grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology $1)\$" "$tmp/topo.err"; }
+
 # The topology source: ANDGATE_TOPOLOGY names it (the preload's default, sysfs when it describes every
 # CPU, is in docs/preload.md).
 run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=sysfs LD_PRELOAD="$shim"
 finished topo "ANDGATE_TOPOLOGY=sysfs" && same topo ref "ANDGATE_TOPOLOGY=sysfs"
-if grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology sysfs)\$" "$tmp/topo.err"; then ok; else
+if told_topology sysfs; then ok; else
   no "ANDGATE_TOPOLOGY=sysfs: no team line saying topology sysfs:"; head -2 "$tmp/topo.err"; fi
 
 # hwloc: never loaded with the shim (not among its NEEDED libraries), read through libandgate-hwloc.so
@@ -110,14 +113,14 @@ module="$(dirname "$shim")/libandgate-hwloc.so"
 if [ -e "$module" ]; then
   run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=hwloc LD_PRELOAD="$shim"
   finished topo "ANDGATE_TOPOLOGY=hwloc" && same topo ref "ANDGATE_TOPOLOGY=hwloc"
-  if grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology hwloc)\$" "$tmp/topo.err"; then ok; else
+  if told_topology hwloc; then ok; else
     no "ANDGATE_TOPOLOGY=hwloc: no team line saying topology hwloc:"; head -2 "$tmp/topo.err"; fi
   mkdir "$tmp/lone" && cp "$shim" "$tmp/lone/"
   run topo OMP_NUM_THREADS=2 OMP_PROC_BIND=true ANDGATE_VERBOSE=1 ANDGATE_TOPOLOGY=hwloc \
     LD_PRELOAD="$tmp/lone/$(basename "$shim")"
   finished topo "ANDGATE_TOPOLOGY=hwloc, no module" && same topo ref "ANDGATE_TOPOLOGY=hwloc, no module"
   if [ "$(grep -c '^andgate-preload: hwloc not loaded (.*libandgate-hwloc.so' "$tmp/topo.err")" = 1 ] &&
-    grep -q "^andgate-preload: $rt team of 2 at level 1: .*, topology sysfs)\$" "$tmp/topo.err"; then ok; else
+    told_topology sysfs; then ok; else
     no "ANDGATE_TOPOLOGY=hwloc without the module: wanted one 'hwloc not loaded' line, then sysfs:"
     head -3 "$tmp/topo.err"; fi
 fi

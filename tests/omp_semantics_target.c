@@ -7,6 +7,16 @@
 
 #include "omp_semantics.h"
 
+/* The master's or single's tasks: each runs a `target` whose host fallback starts a team of its own
+ * (a `parallel for` over 8 elements of c), and adds 1 to them. */
+static void target_tasks(int *c)
+{
+    for (int i = 0; i < NI; i += 8)
+        PRAGMA(omp task) PRAGMA(omp target map(tofrom : c[i : 8])) PRAGMA(omp parallel for)
+        for (int j = i; j < i + 8; j++)
+            c[j]++;
+}
+
 /* ---- target, last part: target tasks that nothing waits for inside their region. A `single nowait`
  * after a worksharing loop (whose barrier is the shim's) makes them, so the team's threads run them in
  * libgomp's join, and each task's host `target` starts a team at level 1 there, inside the region being
@@ -29,10 +39,7 @@ static void joined_targets(void)
             PRAGMA(omp single nowait)
             {
                 usleep(1000);
-                for (int i = 0; i < NI; i += 8)
-                    PRAGMA(omp task) PRAGMA(omp target map(tofrom : tgt_d[i : 8])) PRAGMA(omp parallel for)
-                    for (int j = i; j < i + 8; j++)
-                        tgt_d[j]++;
+                target_tasks(tgt_d);
             }
         }
         for (int i = 0; i < NI; i++)
@@ -82,10 +89,7 @@ int case_target(void)
             PRAGMA(omp master)
             {
                 usleep(2000);
-                for (int i = 0; i < NI; i += 8)
-                    PRAGMA(omp task) PRAGMA(omp target map(tofrom : tgt_c[i : 8])) PRAGMA(omp parallel for)
-                    for (int j = i; j < i + 8; j++)
-                        tgt_c[j]++;
+                target_tasks(tgt_c);
             }
             PRAGMA(omp barrier)
             EXPECT(tgt_c[NI - 1] == r + 1, "round %d: %d target tasks' teams ran after the barrier", r,
