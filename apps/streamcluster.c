@@ -179,11 +179,17 @@ static void part_blocks(int p, int T, size_t *lo, size_t *hi) {
 static size_t blk_end(size_t b) { size_t e = (b + 1) * BLOCK; return e < cur.n ? e : cur.n; }
 
 /* ---- thread 0's serial steps -------------------------------------------------------------------- */
+/* A random point that is not a centre (the caller knows one exists): the first non-centre from a random
+ * start, so the choice depends on the generator alone. */
+static size_t random_non_centre(void) {
+    size_t i = rng_below(&pick_rng, cur.n);
+    while (is_centre[i]) i = (i + 1) % cur.n;
+    return i;
+}
+
 static void pick_candidate(void) {
     if ((size_t)nopen >= cur.n) { cand = -1; return; }
-    size_t i = rng_below(&pick_rng, cur.n);
-    while (is_centre[i]) i = (i + 1) % cur.n;   /* next non-centre: deterministic */
-    cand = (long)i;
+    cand = (long)random_non_centre();
 }
 
 static void start_chunk(void) {     /* initial centres: kinit distinct random points */
@@ -192,8 +198,7 @@ static void start_chunk(void) {     /* initial centres: kinit distinct random po
     nopen = 0;
     int k = cur.kinit < (int)cur.n ? cur.kinit : (int)cur.n;
     for (int s = 0; s < k; s++) {
-        size_t i = rng_below(&pick_rng, cur.n);
-        while (is_centre[i]) i = (i + 1) % cur.n;
+        size_t i = random_non_centre();
         is_centre[i] = 1;
         slot_point[s] = (long)i;
         nopen++;
@@ -336,6 +341,14 @@ static void *worker(void *arg) {
 static double *truth;   /* k true cluster centres */
 static rng_t data_rng;
 
+/* The main thread only. */
+static double *chunk_pts, *ones; /* the chunk it generated (chunk * dim), and its weights: all 1 */
+static double *kept_pts, *kept_w; /* the centres kept over all chunks (nchunks * kmax), their weights */
+static uint32_t *point_centre;   /* per point of the stream: its kept centre */
+static size_t nkept;
+static double chunk_cost;        /* sum of the chunks' costs, in chunk order */
+static FILE *out;                /* -o, or NULL */
+
 static void gen_points(double *out, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const double *c = truth + rng_below(&data_rng, (size_t)P.k) * (size_t)P.dim;
@@ -364,7 +377,8 @@ static long long parse_num(const char *s, char opt, long long min) {
     return v;
 }
 
-int main(int argc, char **argv) {
+/* Fills P from the command line. Returns -1 to go on, or the exit status (-h, a bad command line). */
+static int parse_args(int argc, char **argv) {
     int opt;
     while ((opt = getopt(argc, argv, "t:n:d:k:c:s:i:o:h")) != -1) {
         switch (opt) {
@@ -383,19 +397,25 @@ int main(int argc, char **argv) {
     if (optind != argc) { usage(stderr); return 2; }
     if (P.threads > 1024) { fprintf(stderr, "streamcluster: at most 1024 threads\n"); return 2; }
     if (P.iters == 0) P.iters = (int)(3 * P.chunk / 5 > 0 ? 3 * P.chunk / 5 : 1);
+    return -1;
+}
 
+/* Allocates everything P implies. The per-point arrays are sized for the larger of a chunk and all
+ * the kept centres, since the final pass clusters those. Seeds both generators, draws the true
+ * centres, opens -o. */
+static void setup(void) {
     kmax = 2 * P.k;
     nchunks = (P.n + P.chunk - 1) / P.chunk;
     const size_t ncand_max = nchunks * (size_t)kmax;          /* centres kept over all chunks */
     const size_t cap = P.chunk > ncand_max ? P.chunk : ncand_max;
     const size_t dim = (size_t)P.dim;
 
-    double *chunk_pts = xcalloc(P.chunk * dim, sizeof(double));
-    double *ones = xcalloc(P.chunk, sizeof(double));
+    chunk_pts = xcalloc(P.chunk * dim, sizeof(double));
+    ones = xcalloc(P.chunk, sizeof(double));
     for (size_t i = 0; i < P.chunk; i++) ones[i] = 1.0;
-    double *kept_pts = xcalloc(ncand_max * dim, sizeof(double));
-    double *kept_w = xcalloc(ncand_max, sizeof(double));
-    uint32_t *point_centre = xcalloc(P.n, sizeof(uint32_t));  /* point -> kept centre */
+    kept_pts = xcalloc(ncand_max * dim, sizeof(double));
+    kept_w = xcalloc(ncand_max, sizeof(double));
+    point_centre = xcalloc(P.n, sizeof(uint32_t));
     assign = xcalloc(cap, sizeof *assign);
     cost = xcalloc(cap, sizeof *cost);
     newcost = xcalloc(cap, sizeof *newcost);
@@ -415,9 +435,45 @@ int main(int argc, char **argv) {
     rng_seed(&pick_rng, P.seed, 2);
     truth = xcalloc((size_t)P.k * dim, sizeof(double));
     for (size_t j = 0; j < (size_t)P.k * dim; j++) truth[j] = 100.0 * rng_unit(&data_rng);
-    FILE *out = NULL;
     if (P.outfile && !(out = fopen(P.outfile, "w"))) die(P.outfile, errno);
+}
 
+/* Sets `cur` to what the workers cluster in pass c: chunk c of the stream, generated now (and written
+ * to -o), or after the last chunk the kept centres, weighted by the points they serve. */
+static void set_pass(size_t c) {
+    const size_t dim = (size_t)P.dim;
+    if (c < nchunks) {
+        size_t first = c * P.chunk, n = P.n - first < P.chunk ? P.n - first : P.chunk;
+        gen_points(chunk_pts, n);
+        if (out)
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < dim; j++)
+                    fprintf(out, "%.17g%c", chunk_pts[i * dim + j], j + 1 < dim ? ' ' : '\n');
+        cur.n = n; cur.pts = chunk_pts; cur.w = ones;
+    } else {
+        cur.n = nkept; cur.pts = kept_pts; cur.w = kept_w;
+    }
+    cur.kinit = P.k;
+    cur.nblocks = (cur.n + BLOCK - 1) / BLOCK;
+}
+
+/* After chunk c: its points go to the centres it kept, which join the kept ones with their weights. */
+static void keep_chunk(size_t c) {
+    const size_t dim = (size_t)P.dim, first = c * P.chunk;
+    for (size_t i = 0; i < cur.n; i++)
+        point_centre[first + i] = (uint32_t)(nkept + (size_t)res.rank[assign[i]]);
+    for (int r = 0; r < res.ncentres; r++) {
+        memcpy(kept_pts + (nkept + (size_t)r) * dim, chunk_pts + (size_t)res.point[r] * dim,
+               dim * sizeof(double));
+        kept_w[nkept + (size_t)r] = res.weight[r];
+    }
+    nkept += (size_t)res.ncentres;
+    chunk_cost += res.cost;
+}
+
+/* The run: every pass between two waits on `chunk`. `step` is destroyed and re-initialised only while
+ * every worker waits on `chunk`, and the workers start only once it exists. Returns the wall seconds. */
+static double run(void) {
     const double t0 = now();
     int err;
     if ((err = pthread_barrier_init(&chunk_bar, NULL, (unsigned)P.threads + 1)))
@@ -425,21 +481,8 @@ int main(int argc, char **argv) {
     pthread_t *th = xcalloc((size_t)P.threads, sizeof *th);
     wait_s = xcalloc((size_t)P.threads, sizeof(double));
     run_s = xcalloc((size_t)P.threads, sizeof(double));
-    size_t nkept = 0;
-    double chunk_cost = 0.0;
     for (size_t c = 0; c <= nchunks; c++) {
-        if (c < nchunks) {   /* the next chunk of the stream */
-            size_t first = c * P.chunk, n = P.n - first < P.chunk ? P.n - first : P.chunk;
-            gen_points(chunk_pts, n);
-            if (out)
-                for (size_t i = 0; i < n; i++)
-                    for (size_t j = 0; j < dim; j++)
-                        fprintf(out, "%.17g%c", chunk_pts[i * dim + j], j + 1 < dim ? ' ' : '\n');
-            cur.n = n; cur.pts = chunk_pts; cur.w = ones; cur.kinit = P.k;
-        } else {             /* the end of the stream: cluster the weighted centres */
-            cur.n = nkept; cur.pts = kept_pts; cur.w = kept_w; cur.kinit = P.k;
-        }
-        cur.nblocks = (cur.n + BLOCK - 1) / BLOCK;
+        set_pass(c);
         if (c > 0 && (err = pthread_barrier_destroy(&step_bar))) die("pthread_barrier_destroy", err);
         if ((err = pthread_barrier_init(&step_bar, NULL, (unsigned)P.threads)))
             die("pthread_barrier_init", err);
@@ -449,27 +492,19 @@ int main(int argc, char **argv) {
                     die("pthread_create", err);
         bwait(&chunk_bar);   /* go */
         bwait(&chunk_bar);   /* done: res, assign are final for this chunk */
-        if (c < nchunks) {
-            size_t first = c * P.chunk;
-            for (size_t i = 0; i < cur.n; i++)
-                point_centre[first + i] = (uint32_t)(nkept + (size_t)res.rank[assign[i]]);
-            for (int r = 0; r < res.ncentres; r++) {
-                memcpy(kept_pts + (nkept + (size_t)r) * dim, chunk_pts + (size_t)res.point[r] * dim,
-                       dim * sizeof(double));
-                kept_w[nkept + (size_t)r] = res.weight[r];
-            }
-            nkept += (size_t)res.ncentres;
-            chunk_cost += res.cost;
-        }
+        if (c < nchunks) keep_chunk(c);
     }
     for (int t = 0; t < P.threads; t++)
         if ((err = pthread_join(th[t], NULL))) die("pthread_join", err);
     if ((err = pthread_barrier_destroy(&step_bar))) die("pthread_barrier_destroy", err);
     if ((err = pthread_barrier_destroy(&chunk_bar))) die("pthread_barrier_destroy", err);
     const double elapsed = now() - t0;
-    if (out && fclose(out)) die(P.outfile, errno);
+    free(th);
+    return elapsed;
+}
 
-    /* Final assignment of every point: point -> kept centre -> final centre (rank); FNV-1a. */
+/* Final assignment of every point: point -> kept centre -> final centre (rank); FNV-1a. */
+static uint64_t checksum(void) {
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     for (size_t i = 0; i < P.n; i++) {
         uint32_t f = (uint32_t)res.rank[assign[point_centre[i]]];
@@ -478,13 +513,19 @@ int main(int argc, char **argv) {
             h *= UINT64_C(0x100000001b3);
         }
     }
+    return h;
+}
+
+/* The result on stdout, the time and the episodes on stderr. Returns the exit status: 1 unless exactly
+ * one serial thread was seen per episode. */
+static int report(double elapsed) {
     printf("points %zu dim %d chunks %zu candidates/chunk %d\n", P.n, P.dim, nchunks, P.iters);
     printf("chunk_cost %.9e\n", chunk_cost);
     printf("kept_centres %zu\n", nkept);
     printf("final_cost %.9e\n", res.cost);
     printf("centres %d\n", res.ncentres);
     printf("opens %lu\n", (unsigned long)atomic_load(&opens_seen));
-    printf("checksum %016" PRIx64 "\n", h);
+    printf("checksum %016" PRIx64 "\n", checksum());
 
     /* per chunk and the final pass: chunk barrier twice, step barrier 3 + 3 per candidate */
     const unsigned long expected = (unsigned long)(nchunks + 1) * (2UL + 3UL + 3UL * (unsigned long)P.iters);
@@ -501,9 +542,23 @@ int main(int argc, char **argv) {
                 episodes, expected);
         return 1;
     }
-    free(th); free(wait_s); free(run_s); free(truth); free(chunk_pts); free(ones); free(kept_pts); free(kept_w);
+    return 0;
+}
+
+static void free_all(void) {
+    free(wait_s); free(run_s); free(truth); free(chunk_pts); free(ones); free(kept_pts); free(kept_w);
     free(point_centre); free(assign); free(cost); free(newcost); free(moves); free(is_centre);
     free(blk_save); free(blk_cost); free(blk_extra); free(closing); free(slot_point);
     free(res.point); free(res.weight); free(res.rank);
-    return 0;
+}
+
+int main(int argc, char **argv) {
+    int status = parse_args(argc, argv);
+    if (status >= 0) return status;
+    setup();
+    const double elapsed = run();
+    if (out && fclose(out)) die(P.outfile, errno);
+    status = report(elapsed);
+    if (status == 0) free_all();
+    return status;
 }
