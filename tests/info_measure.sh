@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `andgate info --measure --out FILE` end to end: the machine description it writes must pass the checks
-# every sim/machines/*.json passes (schema + python/tests/test_machines.py's check_machine), with positive
+# every sim/machines/*.json passes (schema + python/tests/machine_rules.py's check_machine), with positive
 # measured latencies, a layer per sharing level of the usable CPUs and alpha in [0, 1]. Structure only:
 # no timing threshold is asserted. Exit 77 (skipped) without python3, jsonschema or pytest.
 set -euo pipefail
@@ -14,7 +14,7 @@ cat "$out/log"
 grep -q "^wrote $out/sub/host.json" "$out/log"
 PYTHONPATH="$src/python:$src/python/tests" python3 - "$out/sub/host.json" <<'PY'
 import json, sys
-from test_machines import check_machine, schema_errors, layer_of
+from machine_rules import check_machine, schema_errors, layer_of
 doc = json.load(open(sys.argv[1]))
 errors = schema_errors(doc) + check_machine(doc, "host")
 assert not errors, "\n".join(errors)

@@ -28,7 +28,7 @@ def load_schema():
 
 
 def _json_path(parts):
-    """"$.a[3].b" for the path parts of a jsonschema error (also used by tests/test_machines.py)."""
+    """"$.a[3].b" for the path parts of a jsonschema error (also used by tests/machine_rules.py)."""
     out = "$"
     for p in parts:
         out += f"[{p}]" if isinstance(p, int) else f".{p}"
