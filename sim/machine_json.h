@@ -24,6 +24,9 @@ const char *ld_str(struct ld *l, json_t *obj, const char *path, const char *key)
  * "ratio" or NULL for anything. 0, or -1 after a refusal. */
 int ld_quantity(struct ld *l, json_t *q, const char *path, const char *want, double *out);
 
+/* machine_layer_map.c: $.layer_map, after the topology, the layers and the interconnect; fills the tables of
+ * sim_machine_layer_of. 0, or -1 after a refusal. */
+int ld_layer_map(struct ld *l);
 /* machine_optional.c: $.devices and $.os, checked at load. 0, or -1 after a refusal. */
 int ld_devices(struct ld *l);
 int ld_os(struct ld *l);

@@ -103,6 +103,37 @@ static int load_layers(struct ld *l)
     return 0;
 }
 
+/* $.interconnect.coordinates.positions (co: the coordinates, or NULL): where each attach unit (of level at)
+ * sits, nd coordinates each below the dims d, no two units at one place. 0, or -1 after a refusal. */
+static int load_positions(struct ld *l, json_t *co, const char *at, size_t nd, const double *d)
+{
+    struct sim_machine *m = l->m;
+    json_t *pos = co ? ld_member(l, co, "$.interconnect.coordinates", "positions", JSON_ARRAY) : NULL;
+    if (!pos)
+        return co ? -1 : ld_bad(l, "$.interconnect.coordinates: missing (the machine has a noc layer)");
+    if (json_array_size(pos) != m->nattach)
+        return ld_bad(l, "$.interconnect.coordinates.positions: %zu entries for %u %s units",
+                      json_array_size(pos), m->nattach, at);
+    m->pos = calloc(m->nattach, sizeof *m->pos);
+    for (unsigned u = 0; u < m->nattach; u++) {
+        json_t *e = json_array_get(pos, u);
+        if (!json_is_array(e) || json_array_size(e) != nd)
+            return ld_bad(l, "$.interconnect.coordinates.positions[%u]: must be %s", u,
+                          m->ring ? "[stop]" : "[x, y]");
+        for (size_t k = 0; k < nd; k++) {
+            json_t *x = json_array_get(e, k);
+            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) >= (json_int_t)d[k])
+                return ld_bad(l, "$.interconnect.coordinates.positions[%u][%zu]: must be a whole number "
+                              "in [0, %g)", u, k, d[k]);
+            m->pos[u][k] = (unsigned)json_integer_value(x);
+        }
+        for (unsigned v = 0; v < u; v++)
+            if (m->pos[v][0] == m->pos[u][0] && m->pos[v][1] == m->pos[u][1])
+                return ld_bad(l, "$.interconnect.coordinates.positions[%u]: same place as [%u]", u, v);
+    }
+    return 0;
+}
+
 static int load_interconnect(struct ld *l)
 {
     struct sim_machine *m = l->m;
@@ -149,146 +180,14 @@ static int load_interconnect(struct ld *l)
     m->ring_stops = (unsigned)d[0];
     json_t *bi = json_object_get(ic, "bidirectional");
     m->bidirectional = bi ? json_is_true(bi) : 1;
-    json_t *pos = co ? ld_member(l, co, "$.interconnect.coordinates", "positions", JSON_ARRAY) : NULL;
-    if (!pos)
-        return co ? -1 : ld_bad(l, "$.interconnect.coordinates: missing (the machine has a noc layer)");
-    if (json_array_size(pos) != m->nattach)
-        return ld_bad(l, "$.interconnect.coordinates.positions: %zu entries for %u %s units",
-                   json_array_size(pos), m->nattach, at);
-    m->pos = calloc(m->nattach, sizeof *m->pos);
-    for (unsigned u = 0; u < m->nattach; u++) {
-        json_t *e = json_array_get(pos, u);
-        if (!json_is_array(e) || json_array_size(e) != nd)
-            return ld_bad(l, "$.interconnect.coordinates.positions[%u]: must be %s", u, m->ring ? "[stop]" : "[x, y]");
-        for (size_t k = 0; k < nd; k++) {
-            json_t *x = json_array_get(e, k);
-            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) >= (json_int_t)d[k])
-                return ld_bad(l, "$.interconnect.coordinates.positions[%u][%zu]: must be a whole number in [0, %g)", u,
-                           k, d[k]);
-            m->pos[u][k] = (unsigned)json_integer_value(x);
-        }
-        for (unsigned v = 0; v < u; v++)
-            if (m->pos[v][0] == m->pos[u][0] && m->pos[v][1] == m->pos[u][1])
-                return ld_bad(l, "$.interconnect.coordinates.positions[%u]: same place as [%u]", u, v);
-    }
+    if (load_positions(l, co, at, nd, d))
+        return -1;
     json_t *hop = ld_member(l, ic, "$.interconnect", "hop", JSON_OBJECT);
     double r, k;
     if (!hop || ld_quantity(l, json_object_get(hop, "router"), "$.interconnect.hop.router", "time", &r) ||
         ld_quantity(l, json_object_get(hop, "link"), "$.interconnect.hop.link", "time", &k))
         return -1;
     m->hop_ns = r + k;
-    return 0;
-}
-
-/* The layer id a path in $.layer_map names, as an index into $.latency_layers */
-static int layer_id(struct ld *l, const char *where, json_t *v)
-{
-    if (!json_is_string(v))
-        return ld_bad(l, "%s: must be a layer id", where);
-    int k = sim_machine_layer(l->m, json_string_value(v));
-    return k >= 0 ? k : ld_bad(l, "%s: '%s' is not a layer id of $.latency_layers", where, json_string_value(v));
-}
-
-/* The README's "Which layer a pair uses", as sim_machine_layer_of reads it: every hardware thread's unit
- * at every level; the unit matrix's layers (validated by the caller); and for every level at which two
- * threads' units can first differ, outside the unit matrix's reach, by_shared_level's layer for the
- * level they share. */
-static int pair_layers(struct ld *l, json_t *lm, json_t *um, int umlvl)
-{
-    struct sim_machine *m = l->m;
-    unsigned T = m->threads, L = m->nlevels;
-    if (sim_machine_number_units(m))
-        return ld_bad(l, "out of memory");
-    m->um_level = umlvl;
-    if (um) {
-        unsigned n = m->um_units = sim_machine_unit(m, T - 1, (unsigned)umlvl) + 1;
-        json_t *rows = json_object_get(um, "layers");
-        if (!(m->um = calloc((size_t)n * n, 1)))
-            return ld_bad(l, "out of memory");
-        for (unsigned i = 0; i < n; i++)
-            for (unsigned j = 0; j < n; j++) {
-                char where[80];
-                snprintf(where, sizeof where, "$.layer_map.unit_matrix.layers[%u][%u]", i, j);
-                int k = i == j ? 0 : layer_id(l, where, json_array_get(json_array_get(rows, i), j));
-                if (k < 0)
-                    return -1;
-                m->um[i * n + j] = (unsigned char)k;
-            }
-    }
-    for (unsigned d = L; d-- > 0;) { /* innermost first: threads 0 and below(d) are the first such pair */
-        if (m->count[d] < 2 || (um && (int)d <= umlvl))
-            continue;
-        unsigned b = 1;
-        for (unsigned k = d + 1; k < L; k++)
-            b *= m->count[k];
-        const char *shared = d == 0 ? "machine" : m->level[d - 1];
-        char where[160];
-        snprintf(where, sizeof where, "$.layer_map.by_shared_level.%s", shared);
-        json_t *v = json_object_get(json_object_get(lm, "by_shared_level"), shared);
-        if (!v)
-            return ld_bad(l, "%s: missing (hardware threads 0 and %u share a %s and nothing below)", where, b, shared);
-        int k = layer_id(l, where, v);
-        if (k < 0)
-            return -1;
-        m->by_diff[d] = (unsigned char)k;
-    }
-    return 0;
-}
-
-static int load_layer_map(struct ld *l)
-{
-    struct sim_machine *m = l->m;
-    json_t *lm = ld_member(l, l->root, "$", "layer_map", JSON_OBJECT);
-    const char *self = lm ? ld_str(l, lm, "$.layer_map", "self") : NULL;
-    if (!self)
-        return -1;
-    int s = sim_machine_layer(m, self);
-    if (s < 0)
-        return ld_bad(l, "$.layer_map.self: '%s' is not a layer id of $.latency_layers", self);
-    if (m->layer[s].path != SIM_PATH_FIXED)
-        return ld_bad(l, "$.layer_map.self: '%s' must be a fixed layer", self);
-    m->self_layer = (unsigned)s;
-    json_t *um = json_object_get(lm, "unit_matrix");
-    int umlvl = -1;
-    if (um) {
-        const char *lvn = ld_str(l, um, "$.layer_map.unit_matrix", "level");
-        if (!lvn)
-            return -1;
-        umlvl = sim_machine_level(m, lvn);
-        if (umlvl < 0)
-            return ld_bad(l, "$.layer_map.unit_matrix.level: '%s' is not a topology level", lvn);
-        unsigned units = sim_machine_unit(m, m->threads - 1, (unsigned)umlvl) + 1;
-        json_t *rows = ld_member(l, um, "$.layer_map.unit_matrix", "layers", JSON_ARRAY);
-        if (!rows)
-            return -1;
-        if (json_array_size(rows) != units)
-            return ld_bad(l, "$.layer_map.unit_matrix.layers: %zu rows for %u %s units", json_array_size(rows), units,
-                       lvn);
-        for (unsigned i = 0; i < units; i++) {
-            json_t *row = json_array_get(rows, i);
-            if (!json_is_array(row) || json_array_size(row) != units)
-                return ld_bad(l, "$.layer_map.unit_matrix.layers[%u]: must be a list of %u entries", i, units);
-            for (unsigned j = 0; j < units; j++) { /* null on the diagonal, symmetric elsewhere */
-                json_t *x = json_array_get(row, j), *y = json_array_get(json_array_get(rows, j), i);
-                if (i == j ? !json_is_null(x) : !json_is_string(x))
-                    return ld_bad(l, "$.layer_map.unit_matrix.layers[%u][%u]: must be %s", i, j,
-                               i == j ? "null (the diagonal)" : "a layer id");
-                if (i != j && (!json_is_string(y) || strcmp(json_string_value(x), json_string_value(y))))
-                    return ld_bad(l, "$.layer_map.unit_matrix.layers[%u][%u]: differs from [%u][%u] (the matrix is "
-                               "symmetric)", i, j, j, i);
-            }
-        }
-    }
-    json_t *by = json_object_get(lm, "by_shared_level");
-    const char *key;
-    json_t *val;
-    json_object_foreach(by, key, val) if (strcmp(key, "machine") && sim_machine_level(m, key) < 0) return ld_bad(
-        l, "$.layer_map.by_shared_level.%s: not a topology level (or 'machine')", key);
-    if (pair_layers(l, lm, um, umlvl))
-        return -1;
-    for (unsigned k = 0; k < m->nlayers; k++)
-        if (m->layer[k].path != SIM_PATH_FIXED && m->attach < 0)
-            return ld_bad(l, "$.latency_layers[%u]: a noc layer needs $.interconnect.attach_level", k);
     return 0;
 }
 
@@ -394,7 +293,7 @@ static int load(struct ld *l)
         return ld_bad(l, "$.cache_line.value: %g bytes; the simulator models lines of a power of two from 16 to "
                    "1024 bytes", line);
     m->line_bytes = (unsigned)line;
-    if (load_topology(l) || load_layers(l) || load_interconnect(l) || load_layer_map(l) || load_coherence(l) ||
+    if (load_topology(l) || load_layers(l) || load_interconnect(l) || ld_layer_map(l) || load_coherence(l) ||
         ld_devices(l) || ld_os(l) || ld_contention(l))
         return -1;
     /* the cache groups: the innermost shared_by level above the core */
