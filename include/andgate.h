@@ -61,7 +61,9 @@ AG_API int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg);
 
 /* Participant tid (0..nthreads-1, distinct within an episode) waits until all nthreads arrived.
  * Returns AG_SERIAL in exactly one participant per episode, 0 in the others, EINVAL for a NULL
- * barrier or tid >= nthreads. Writes made before arriving are visible to every participant after. */
+ * barrier or tid >= nthreads. Writes made before arriving are visible to every participant after.
+ * A tid may pass to another thread between episodes once its holder has returned; EBUSY (call again)
+ * while that holder is still on its way out. */
 AG_API int ag_barrier_wait(ag_barrier_t *b, unsigned tid);
 
 /* Free the barrier. EBUSY (and nothing freed) while a participant is inside ag_barrier_wait. */
@@ -125,15 +127,17 @@ AG_API int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len);
 /* Nonzero when the barrier is broken. */
 AG_API int ag_barrier_is_broken(const ag_barrier_t *b);
 
-/* The resolved configuration, e.g. "dissemination:ways=1,line=64 wait=hybrid:spin_ns=20000". */
+/* The resolved configuration, e.g.
+ * "dissemination:ways=1,pad=line,line=64 wait=hybrid:spin_ns=20000,yield_ns=0". */
 AG_API const char *ag_barrier_describe(const ag_barrier_t *b);
 
 /* A message for any code returned by this library (never NULL). */
 AG_API const char *ag_strerror(int err);
 
 /* Validate a configuration without creating a barrier. Returns what ag_barrier_init would return for
- * a bad configuration (EINVAL, ENOTSUP) or 0, and writes a message saying what was wrong and what was
- * expected into msg (NUL-terminated, truncated to msglen; msg may be NULL when msglen is 0). */
+ * a bad configuration (EINVAL, ENOTSUP) or 0 — with AG_PSHARED in cfg->flags, what ag_barrier_init_shm
+ * would (ag_barrier_init refuses the flag itself) — and writes a message saying what was wrong and what
+ * was expected into msg (NUL-terminated, truncated to msglen; msg may be NULL when msglen is 0). */
 AG_API int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
 
 /* The number of CPUs this process may use: the CPUs it may run on — the union of the affinity mask it

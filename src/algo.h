@@ -194,13 +194,29 @@ static inline const struct ag_algo *ag_lane_pick(struct ag_lane *ln, const struc
     return a;
 }
 
-/* After episode e completed with rc: an adaptive algorithm may hand the participant over. */
+/* After episode e completed with rc, and before ag_finish marks the participant outside (from then on the
+ * tid, and its lane, may belong to another thread): an adaptive algorithm may hand the participant over.
+ * Returns rc. */
 static inline int ag_lane_settle(struct ag_lane *ln, const struct ag_algo *a, const struct ag_run *r,
                                  unsigned tid, uint64_t e, int rc)
 {
     if (a->handover && (rc == 0 || rc == AG_SERIAL) && a->handover(r, tid, e, &ln->algo, &ln->run))
         ln->from = e + 1;
     return rc;
+}
+
+/* A wait or arrive through a slot whose marker is set. AG_ARRIVED: this tid arrived split-phase and must
+ * depart first (EINVAL). AG_INSIDE: the tid's previous holder has not returned yet (EBUSY; the caller
+ * may retry). A tid may pass to another thread between episodes, but only once its holder has returned:
+ * the slot's episode number moves on in that holder's ag_finish. The check is exact when the tid is
+ * handed over in order: the holder stores the marker before it arrives, and the barrier makes that
+ * store visible to everyone who departs the episode (a thread handed the tid after it sees AG_INSIDE, or
+ * the 0 that ag_finish stores after the new episode number, released, so the acquire load here then
+ * reads that number). Two calls with one tid at the same time are undefined; the load and the store
+ * are not one atomic step, so only a call that finds the other already inside is refused. */
+static inline int ag_refuse(uint64_t marker)
+{
+    return marker == AG_ARRIVED ? EINVAL : EBUSY;
 }
 
 /* One episode of participant tid, as the library and the simulator both run it (ln: tid's lane). A
@@ -210,13 +226,14 @@ static inline int ag_episode(const struct ag_algo *a, const struct ag_run *r, ag
                              uint64_t deadline, struct ag_lane *ln)
 {
     uint32_t me = ag_at(self, tid);
-    if (flag_load(&r->fl, me + 1) == AG_ARRIVED)
-        return EINVAL; /* arrived split-phase: depart first */
+    uint64_t marker = flag_load(&r->fl, me + 1);
+    if (marker)
+        return ag_refuse(marker);
     flag_put(&r->fl, me + 1, AG_INSIDE);
     uint64_t e = flag_load(&r->fl, me);
     a = ag_lane_pick(ln, a, &r, e);
-    int rc = ag_finish(r, me, e, flag_broken(&r->fl) ? AG_EBROKEN : a->wait(r, tid, e, deadline));
-    return ag_lane_settle(ln, a, r, tid, e, rc);
+    int rc = flag_broken(&r->fl) ? AG_EBROKEN : a->wait(r, tid, e, deadline);
+    return ag_finish(r, me, e, ag_lane_settle(ln, a, r, tid, e, rc));
 }
 
 /* Split phase: the participant counts as inside from arrive until depart returns. Both pick the lane by
@@ -225,8 +242,9 @@ static inline int ag_arrive(const struct ag_algo *a, const struct ag_run *r, ag_
                             uint64_t *tok, struct ag_lane *ln)
 {
     uint32_t me = ag_at(self, tid);
-    if (flag_load(&r->fl, me + 1) != 0)
-        return EINVAL; /* already arrived (or waiting) in this episode */
+    uint64_t marker = flag_load(&r->fl, me + 1);
+    if (marker)
+        return ag_refuse(marker);
     if (flag_broken(&r->fl))
         return AG_EBROKEN;
     flag_put(&r->fl, me + 1, AG_ARRIVED);
@@ -246,8 +264,8 @@ static inline int ag_depart(const struct ag_algo *a, const struct ag_run *r, ag_
         return EINVAL; /* depart without arrive */
     uint64_t e = flag_load(&r->fl, me);
     a = ag_lane_pick(ln, a, &r, e);
-    int rc = ag_finish(r, me, e, a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline));
-    return ag_lane_settle(ln, a, r, tid, e, rc);
+    int rc = a->depart ? a->depart(r, tid, e, tok, deadline) : a->wait(r, tid, e, deadline);
+    return ag_finish(r, me, e, ag_lane_settle(ln, a, r, tid, e, rc));
 }
 
 /* wait() of an algorithm with a native split phase: its arrive, then its depart (both inlined). */

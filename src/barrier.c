@@ -21,7 +21,7 @@ const char *ag_strerror(int err)
     case AG_SERIAL: return "AG_SERIAL: this participant is the serial one of the episode (not an error)";
     case EINVAL: return "invalid argument (NULL pointer, nthreads 0, tid out of range, or bad spec string)";
     case ENOMEM: return "out of memory";
-    case EBUSY: return "barrier busy: a participant is still waiting in it";
+    case EBUSY: return "barrier busy: a participant is still inside it (or still leaving, through this tid)";
     case ETIMEDOUT: return "timed out";
     case ENOTSUP: return "not supported by this build";
     case AG_EBROKEN: return "barrier broken: cancelled or timed out; reset it before use";

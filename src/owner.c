@@ -176,8 +176,9 @@ void ag_owner_stamp(ag_barrier_t *b, unsigned tid)
 {
     const ag_flags_t *f = &b->run.fl;
     uint32_t me = ag_at(b->self, tid), w = me + AG_SELF_OWNER;
-    /* arrived split-phase: this process keeps the slot until depart (a wait or arrive now is EINVAL) */
-    if (flag_load(f, me + 1) == AG_ARRIVED)
+    /* arrived split-phase or inside: the slot's holder keeps it until it returns, and this call is
+     * refused (ag_refuse), so the holder's stamp stays for reset to read */
+    if (flag_load(f, me + 1) != 0)
         return;
     struct ag_owner o;
     ag_owner_self(&o);

@@ -12,8 +12,13 @@
  * With --split, every episode is ag_barrier_arrive, a random amount of work, ag_barrier_depart: the
  * same checks then hold between what was written before arrive and what is read after depart.
  *
+ * With --rotate, thread t is participant (t + k) mod n in episode k: a tid passes to another thread
+ * between episodes, with no synchronization of the test's own. Until its previous holder has returned
+ * the call says EBUSY (guide.md, "Participants"), and the thread calls again. Whole waits only: a tid
+ * between arrive and depart is refused with EINVAL, as an arrive twice is (the two look the same).
+ *
  * Usage: test_semantics [--algos a,b|all] [--threads 1,2,3] [--waits w1;w2] [--episodes N]
- *                       [--epoch0 X] [--cpus-mode default|pairs] [--split]
+ *                       [--epoch0 X] [--cpus-mode default|pairs] [--split] [--rotate]
  * Prints one line per failing configuration and "N passed, N failed" at the end; exit 1 on failure.
  */
 #define _GNU_SOURCE
@@ -53,7 +58,8 @@ static const char *const variants[] = {
     NULL,
 };
 
-static int split; /* --split: arrive, work, depart */
+static int split;  /* --split: arrive, work, depart */
+static int rotate; /* --rotate: tid (t + k) mod n in episode k */
 
 struct shared {
     ag_barrier_t *b;
@@ -108,6 +114,23 @@ static void random_delay(unsigned *seed)
     }
 }
 
+/* One episode as participant tid: wait, or arrive, work and depart; a wait refused with EBUSY (the tid's
+ * previous holder is still on its way out) is made again. */
+static int episode(struct shared *sh, unsigned tid, unsigned *seed)
+{
+    int rc;
+    if (!split) {
+        while ((rc = ag_barrier_wait(sh->b, tid)) == EBUSY)
+            sched_yield();
+        return rc;
+    }
+    ag_token_t tok;
+    if ((rc = ag_barrier_arrive(sh->b, tid, &tok)))
+        return rc;
+    random_delay(seed); /* work that overlaps the barrier */
+    return ag_barrier_depart(sh->b, tid, tok, NULL);
+}
+
 static void *worker(void *p)
 {
     struct arg *a = p;
@@ -117,17 +140,7 @@ static void *worker(void *p)
         random_delay(&seed);
         sh->data[k & 1][t] = (unsigned long)k * n + t;
         atomic_fetch_add_explicit(&sh->arrived, 1, memory_order_relaxed);
-        int rc;
-        if (split) {
-            ag_token_t tok;
-            rc = ag_barrier_arrive(sh->b, t, &tok);
-            if (rc == 0) {
-                random_delay(&seed); /* work that overlaps the barrier */
-                rc = ag_barrier_depart(sh->b, t, tok, NULL);
-            }
-        } else {
-            rc = ag_barrier_wait(sh->b, t);
-        }
+        int rc = episode(sh, rotate ? (t + k) % n : t, &seed);
         if (rc == AG_SERIAL)
             atomic_fetch_add_explicit(&sh->serial[k], 1, memory_order_relaxed);
         else if (rc != 0) {
@@ -271,12 +284,13 @@ int main(int argc, char **argv)
     const char *algos = "all", *threads = "1,2,3,4,5,7,8,13,16,31", *waits = NULL, *cpus_mode = "default";
     unsigned episodes = 60;
     uint64_t epoch0 = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--split")) {
-            split = 1;
+    for (int i = 1; i < argc;) /* the switches, taken out of argv; the options with values below */
+        if (!strcmp(argv[i], "--split") || !strcmp(argv[i], "--rotate")) {
+            *(argv[i][2] == 's' ? &split : &rotate) = 1;
             memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
             argc--;
-            break;
+        } else {
+            i++;
         }
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--algos")) algos = argv[i + 1];

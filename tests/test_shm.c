@@ -88,7 +88,9 @@ static int participant(const char *path, unsigned tid)
                 usleep(1000);
         }
         atomic_fetch_add_explicit(&ck->arrived, 1, memory_order_relaxed);
-        struct timespec dl = in_ms(rh.die_after ? 500 : 60000);
+        /* a short deadline only where a participant is gone: before that, a loaded machine's slow
+         * participant must not time out first (the run would end before the kill) */
+        struct timespec dl = in_ms(rh.die_after && k >= (unsigned)rh.die_after ? 500 : 60000);
         int rc = ag_barrier_wait_until(b, tid, &dl);
         if (rc == ETIMEDOUT || rc == AG_EBROKEN) {
             atomic_fetch_add(rc == ETIMEDOUT ? &ck->timeouts : &ck->broken, 1);
@@ -319,15 +321,16 @@ static void corruption_case(const char *algo)
         CHECK(ag_barrier_attach_shm(&b, seg, len) == EINVAL, "%s: random segment %d accepted", algo, r);
     }
 
-    /* garbage in the flags themselves: attach works (they are values), and a wait returns */
+    /* garbage in the flags themselves: attach works (they are values), and a wait returns (EBUSY or EINVAL
+     * when participant 0's marker reads as inside or arrived: the slot looks held) */
     memcpy(seg, good, len);
     for (size_t i = meta; i < len; i++)
         seg[i] = (unsigned char)xorshift(&seed);
     if (ag_barrier_attach_shm(&b, seg, len) == 0) {
         struct timespec dl = in_ms(20);
         int rc = ag_barrier_wait_until(b, 0, &dl);
-        CHECK(rc == ETIMEDOUT || rc == AG_EBROKEN || rc == 0 || rc == AG_SERIAL, "%s: wait on garbage flags %d",
-              algo, rc);
+        CHECK(rc == ETIMEDOUT || rc == AG_EBROKEN || rc == 0 || rc == AG_SERIAL || rc == EBUSY || rc == EINVAL,
+              "%s: wait on garbage flags %d", algo, rc);
         ag_barrier_destroy(b);
     }
     free(good);
