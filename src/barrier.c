@@ -68,6 +68,12 @@ static const char *auto_algo(unsigned n, const int *cpus, const struct ag_waitpo
     return ag_auto_algo(&in);
 }
 
+int ag_env_check(char *msg, size_t msglen)
+{
+    int rc = ag_topo_env_check(msg, msglen);
+    return rc ? rc : ag_membarrier_env_check(msg, msglen);
+}
+
 int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,
                char *msg, size_t msglen)
 {
@@ -83,7 +89,7 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
 
     struct ag_spec ws;
     int rc = ag_spec_parse(&ag_wait_table, pick(cfg->wait, "ANDGATE_WAIT"), &ws, msg, msglen);
-    if (rc || (rc = ag_topo_env_check(msg, msglen)))
+    if (rc || (rc = ag_env_check(msg, msglen)))
         return rc;
     /* the process's CPUs, read once for both the wait policy and the placement */
     struct ag_cpu_budget bud;

@@ -13,6 +13,7 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
@@ -29,6 +30,15 @@ static int membarrier_state; /* 1 offered by the kernel, -1 unavailable */
 static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
 static int membarrier_registered; /* 1 registered, -1 the registration failed */
 static pthread_once_t register_once = PTHREAD_ONCE_INIT;
+
+int ag_membarrier_env_check(char *msg, size_t msglen)
+{
+    const char *env = getenv("ANDGATE_MEMBARRIER");
+    if (!env || !*env || !strcmp(env, "0") || !strcmp(env, "1"))
+        return 0;
+    snprintf(msg, msglen, "ANDGATE_MEMBARRIER='%s': expected 0 or 1", env);
+    return EINVAL;
+}
 
 static void membarrier_query(void)
 {

@@ -37,6 +37,11 @@ ag_barrier_t *ag_handle_alloc(unsigned n);
 struct ag_shape;
 struct ag_spec;
 
+/* The ANDGATE_* variables a barrier's configuration reads besides the spec strings (ANDGATE_TOPOLOGY,
+ * ANDGATE_MEMBARRIER): 0, or EINVAL with a message naming the variable. ag_resolve checks them; the
+ * shim asks before it makes any barrier. */
+int ag_env_check(char *msg, size_t msglen);
+
 /* Check and resolve a configuration: algorithm spec (auto resolved), wait policy, participant shape
  * (free it with ag_shape_free on success). 0, or EINVAL/ENOMEM with a message. */
 int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *wp, struct ag_shape *sh,

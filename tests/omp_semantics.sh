@@ -76,7 +76,7 @@ export OMP_CANCELLATION=true # below: the runtimes' loops, as before the shim se
 run ref OMP_NUM_THREADS=2 OMP_PROC_BIND=true
 finished ref "OMP_NUM_THREADS=2 OMP_PROC_BIND=true, without the shim (reference for the bad values)"
 for bad in ANDGATE_ALGO=nosuch ANDGATE_WAIT=hybrid:spin_ns=-1 ANDGATE_PRELOAD=maybe ANDGATE_VERBOSE=maybe \
-  "$own=maybe" ANDGATE_TOPOLOGY=nosuch; do
+  "$own=maybe" ANDGATE_TOPOLOGY=nosuch ANDGATE_MEMBARRIER=maybe; do
   var=${bad%%=*}
   verbose=ANDGATE_VERBOSE=1
   [ "$var" = ANDGATE_VERBOSE ] && verbose=

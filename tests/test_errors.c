@@ -161,6 +161,13 @@ static void test_environment(void)
     unsetenv("ANDGATE_TOPOLOGY");
     CHECK(ag_barrier_init(&b, &envcfg) == 0, "env init after ANDGATE_TOPOLOGY is unset");
     ag_barrier_destroy(b);
+    setenv("ANDGATE_MEMBARRIER", "off", 1);
+    CHECK(init_msg(&envcfg, msg, sizeof msg) == EINVAL &&
+          strstr(msg, "ANDGATE_MEMBARRIER='off': expected 0 or 1"), "env membarrier: %s", msg);
+    setenv("ANDGATE_MEMBARRIER", "1", 1);
+    CHECK(ag_barrier_init(&b, &envcfg) == 0, "env init with ANDGATE_MEMBARRIER=1");
+    ag_barrier_destroy(b);
+    unsetenv("ANDGATE_MEMBARRIER");
 }
 
 /* Two CPUs of this thread's affinity on different cores, as libandgate's topology sees them: 1, or 0

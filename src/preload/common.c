@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "andgate.h"
+#include "internal.h"
 #include "preload.h"
 #include "team.h"
 #include "topo.h"
@@ -54,11 +55,11 @@ static void env_read(void)
     int bad = switch_of("ANDGATE_PRELOAD", 1, &env.enabled) | switch_of("ANDGATE_GOMP", 1, &env.gomp) |
               switch_of("ANDGATE_OMP", 1, &env.omp) | switch_of("ANDGATE_OMP_LOOPS", 1, &env.omp_loops) |
               switch_of("ANDGATE_VERBOSE", 0, &env.verbose);
-    /* ANDGATE_TOPOLOGY first (ag_config_check would report it under the spec it checks), then the spec
-     * strings, one at a time as every barrier the shim makes would read them */
+    /* ANDGATE_TOPOLOGY and ANDGATE_MEMBARRIER first (ag_config_check would report them under the spec it
+     * checks), then the spec strings, one at a time as every barrier the shim makes would read them */
     static const char *const specs[] = { "ANDGATE_ALGO", "ANDGATE_WAIT" };
     char msg[256], why[400] = "";
-    if (!bad && env.enabled && ag_topo_env_check(msg, sizeof msg)) /* names the variable */
+    if (!bad && env.enabled && ag_env_check(msg, sizeof msg)) /* names the variable */
         snprintf(why, sizeof why, "%s", msg);
     for (int i = 0; i < 2 && !bad && !*why && env.enabled; i++) {
         const char *v = getenv(specs[i]);

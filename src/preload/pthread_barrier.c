@@ -31,6 +31,7 @@
 
 #include "andgate.h"
 #include "preload.h"
+#include "topo.h"
 
 #define SHIM_MAGIC UINT64_C(0x4147505245424152) /* "AGPREBAR" */
 #define SHIM_DEAD UINT64_C(0x4147444541444241)  /* "AGDEADBA": destroyed by the shim */
@@ -122,8 +123,8 @@ int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr
         free(s);
         return forward_init(b, attr, count);
     }
-    ag_preload_verbose("andgate-preload: pthread_barrier %p, count %u: %s\n", (void *)b, count,
-                       ag_barrier_describe(s->ag));
+    ag_preload_verbose("andgate-preload: pthread_barrier %p, count %u: %s (usable CPUs %u, topology %s)\n",
+                       (void *)b, count, ag_barrier_describe(s->ag), ag_usable_cpus(), ag_topo_get()->source);
     struct handle *h = handle_of(b);
     h->s = s;
     h->magic = SHIM_MAGIC;
