@@ -94,8 +94,13 @@ int ag_opts_parse(const char *prog, const struct ag_opt *table, void *dst, int a
             set_value(prog, o, dst, NULL);
             continue;
         }
+        const char *what = o->arg ? o->arg : o->words ? o->words : "a value";
         if (i + 1 >= argc)
-            ag_usage_error(prog, "%s needs a value (%s)", o->name, o->arg ? o->arg : "a value");
+            ag_usage_error(prog, "%s needs a value (%s)", o->name, what);
+        /* "--json --quiet" forgot the value: taking the next option as a file name would write a file
+         * named --quiet. No value starts with "--"; a lone "-" (stdout) is a value. */
+        if (!strncmp(argv[i + 1], "--", 2))
+            ag_usage_error(prog, "%s needs a value (%s), got the option '%s'", o->name, what, argv[i + 1]);
         set_value(prog, o, dst, argv[++i]);
     }
     return 0;

@@ -67,6 +67,14 @@ refused sim --seed 9007199254740993
 refused sim --seed 1-100
 refused bench --machine kunpeng920
 refused nonsense
+# an option where a value belongs: refused, naming the option, and no file or directory named after it
+# (each would be a short run if accepted)
+refused bench --json --quiet --algos central --baselines none --threads 2 --method latency --episodes 10
+refused sim --report --quiet --algos central --threads 2 --episodes 5
+refused bench --preload true --repeat 1 --csv --quiet
+grep -q "^andgate bench --preload: --csv needs a value (FILE), got the option '--quiet'$" "$tmp/err" &&
+  [ ! -e "$tmp/--quiet" ] && pass=$((pass + 1)) ||
+  no "a value that is an option: $(cat "$tmp/err"; ls "$tmp")"
 # bench --mpi: its own options only with it, the other bench's measurement choices not with it
 refused bench --ranks 2
 refused bench --mpi-node rank
@@ -109,6 +117,12 @@ then pass=$((pass + 1)); else no "a failed measurement's document: $(cat "$tmp/v
 if [ "$rc" = 0 ] && [ ! -e "$tmp/-" ] && python3 -m andgate_report "$tmp/doc.json" --validate > "$tmp/v" 2>&1 &&
    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==12, len(r)" "$tmp/doc.json"
 then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(cat "$tmp/v" | head -3; tail -2 "$tmp/err")"; fi
+
+# file names that begin with '-' reach the report tool as names (a lone - is stdout for --json only)
+(cd "$tmp" && timeout 60 "$A" sim --algos central --threads 2 --episodes 5 --quiet --json -d.json --csv -d.csv \
+  > "$tmp/out" 2> "$tmp/err"); rc=$?
+[ "$rc" = 0 ] && [ "$(wc -l < "$tmp/-d.csv")" = 2 ] && [ ! -s "$tmp/out" ] && pass=$((pass + 1)) ||
+  no "--json -d.json --csv -d.csv: exit $rc: $(cat "$tmp/err")"
 
 # docs/options.md carries the option tables as --help prints them
 for cmd in bench sim "bench --preload apps"; do

@@ -344,9 +344,12 @@ int bench_preload(int argc, char **argv)
         bad |= p.app[i].error[0] || !p.app[i].identical;
     for (unsigned i = 0; i < p.nc; i++)
         bad |= p.con[i].error[0] != '\0';
+    char csv[PATH_MAX + 8], dir[PATH_MAX + 8];
+    snprintf(csv, sizeof csv, "--csv=%s", p.csv ? p.csv : "");
+    snprintf(dir, sizeof dir, "--out=%s", p.report ? p.report : "");
     if (p.csv)
-        ag_run_report("bench", p.path, (const char *const[]){ "--csv", p.csv, NULL });
-    if (p.report && !ag_run_report("bench", p.path, (const char *const[]){ "--out", p.report, NULL }))
+        ag_run_report("bench", p.path, (const char *const[]){ csv, NULL });
+    if (p.report && !ag_run_report("bench", p.path, (const char *const[]){ dir, NULL }))
         fprintf(stderr, "andgate bench --preload: report in %s/index.html\n", p.report);
     ag_run_report("bench", p.path, (const char *const[]){ "--summary", NULL });
     if (!p.json && !p.report)

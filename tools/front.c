@@ -3,6 +3,7 @@
 #include "front.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -127,13 +128,14 @@ static void copy_to_stdout(const char *path)
 
 void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary)
 {
-    char cdf[32];
-    snprintf(cdf, sizeof cdf, "%u", o->cdf_threads);
+    char cdf[32], csv[PATH_MAX + 8], dir[PATH_MAX + 8];
+    snprintf(cdf, sizeof cdf, "--cdf-threads=%u", o->cdf_threads);
+    snprintf(csv, sizeof csv, "--csv=%s", o->csv ? o->csv : "");
+    snprintf(dir, sizeof dir, "--out=%s", o->report ? o->report : "");
     if (o->csv)
-        ag_run_report(tool, json_path, (const char *const[]){ "--csv", o->csv, NULL });
+        ag_run_report(tool, json_path, (const char *const[]){ csv, NULL });
     if (o->report &&
-        ag_run_report(tool, json_path,
-                      (const char *const[]){ "--out", o->report, o->cdf_threads ? "--cdf-threads" : NULL, cdf, NULL }) == 0)
+        ag_run_report(tool, json_path, (const char *const[]){ dir, o->cdf_threads ? cdf : NULL, NULL }) == 0)
         fprintf(stderr, "%s: report in %s/index.html\n", prog, o->report);
     /* stdout carries the document alone: --json -, or sim's default (no summary) */
     if ((o->json && !strcmp(o->json, "-")) || (!o->json && !o->report && !summary)) {

@@ -83,17 +83,17 @@ int ag_spawn(char *const argv[], const char *env_name, const char *env_value, in
 
 int ag_run_report(const char *tool, const char *json, const char *const *args)
 {
-    char *argv[16] = { "python3", "-m", "andgate_report", (char *)json };
-    int n = 4, signo;
+    char *argv[18] = { "python3", "-m", "andgate_report" };
+    int n = 3, signo;
     for (int i = 0; args && args[i] && n < 15; i++)
         argv[n++] = (char *)args[i];
-    argv[n] = NULL;
+    argv[n++] = "--", argv[n++] = (char *)json, argv[n] = NULL;
     /* no shell: paths are arguments, whatever characters they hold */
     int rc = ag_spawn(argv, "PYTHONPATH", python_dir(), &signo);
     if (rc < 0)
         fprintf(stderr, "andgate %s: warning: cannot start python3 for the report: %s\n", tool, strerror(errno));
     else if (rc != 0 && rc != 127)
-        fprintf(stderr, "andgate %s: warning: python3 -m andgate_report %s %s failed (exit %d)\n", tool, json,
-                args && args[0] ? args[0] : "", rc);
+        fprintf(stderr, "andgate %s: warning: python3 -m andgate_report %s -- %s failed (exit %d)\n", tool,
+                args && args[0] ? args[0] : "", json, rc);
     return rc;
 }
