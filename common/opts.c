@@ -49,6 +49,8 @@ static void set_value(const char *prog, const struct ag_opt *o, void *dst, const
     double d;
     switch (o->kind) {
     case AG_OPT_STR:
+        if (!*v) /* --preload '' would run an empty command, --json '' fail late */
+            ag_usage_error(prog, "%s: expected %s, got an empty value", o->name, o->arg ? o->arg : "a value");
         *(const char **)field = v;
         return;
     case AG_OPT_WORD:
@@ -83,6 +85,7 @@ int ag_opts_parse(const char *prog, const struct ag_opt *table, void *dst, int a
     for (int i = first; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return 1;
+    unsigned char seen[256] = { 0 };
     for (int i = first; i < argc; i++) {
         const struct ag_opt *o = table;
         while (o->name && strcmp(o->name, argv[i]))
@@ -90,6 +93,10 @@ int ag_opts_parse(const char *prog, const struct ag_opt *table, void *dst, int a
         if (!o->name)
             ag_usage_error(prog, "unknown %s '%s' (%s --help lists the options)",
                            argv[i][0] == '-' ? "option" : "argument", argv[i], prog);
+        /* no option is a list by repetition: a second one would silently replace the first */
+        size_t row = (size_t)(o - table);
+        if (row < sizeof seen && seen[row]++)
+            ag_usage_error(prog, "%s: given twice", o->name);
         if (o->kind == AG_OPT_FLAG) {
             set_value(prog, o, dst, NULL);
             continue;

@@ -32,8 +32,8 @@ struct ag_opt {
 
 /* Parses argv[first..argc-1] into dst by table (terminated by a row with name NULL). Returns 0, 1 when
  * -h/--help was given (nothing else parsed), or exits with status 2 and one line for a bad command line
- * (an unknown option, a missing or bad value, a value that is an option: "--json --quiet"). `prog`
- * names the command in messages ("andgate bench"). */
+ * (an unknown option, an option given twice, a missing, empty or bad value, a value that is an option:
+ * "--json --quiet"). `prog` names the command in messages ("andgate bench"). */
 int ag_opts_parse(const char *prog, const struct ag_opt *table, void *dst, int argc, char **argv, int first);
 
 /* One line per option: "  --episodes N        episodes per measurement (1..100000000)". */

@@ -75,6 +75,14 @@ refused bench --preload true --repeat 1 --csv --quiet
 grep -q "^andgate bench --preload: --csv needs a value (FILE), got the option '--quiet'$" "$tmp/err" &&
   [ ! -e "$tmp/--quiet" ] && pass=$((pass + 1)) ||
   no "a value that is an option: $(cat "$tmp/err"; ls "$tmp")"
+# an option given twice (the second would replace the first), an empty value
+refused bench --preload true --repeat 1 --preload true
+grep -q "^andgate bench --preload: --preload: given twice$" "$tmp/err" && pass=$((pass + 1)) ||
+  no "--preload twice: $(cat "$tmp/err")"
+refused sim --algos central --threads 2 --episodes 5 --threads 4
+refused bench --preload '' --repeat 1
+refused bench --json '' --algos central --baselines none --threads 2 --method latency --episodes 10
+refused info --measure --out ''
 # bench --mpi: its own options only with it, the other bench's measurement choices not with it
 refused bench --ranks 2
 refused bench --mpi-node rank

@@ -28,7 +28,7 @@ int cmd_info(int argc, char **argv)
         ag_opts_usage(stdout, options);
         return 0;
     }
-    if (o.out && (!*o.out || !o.measure))
+    if (o.out && !o.measure)
         ag_usage_error("andgate info", "--out: expected a file name, with --measure");
     if (o.json && o.measure)
         ag_usage_error("andgate info", "--json and --measure: one or the other");

@@ -115,7 +115,7 @@ bad() { # the arguments must be refused with exit 2 and a message containing $1
 bad "--schedule: expected one of fixed|random, got 'sometimes'" --schedule sometimes
 bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
 bad "expected a list of at most 64 participant counts" --threads 2,x
-bad "expected a list of at most 64 participant counts" --threads ''
+bad "--threads: expected LIST|RANGE, got an empty value" --threads ''
 bad "expected a list of at most 64 participant counts" --threads 2,
 bad "expected all, sw, hw, or 1..128 specs" --algos ';;'
 bad "--pin: expected one of cores|compact|scatter|none" --pin diagonal --algos hw
