@@ -110,6 +110,8 @@ static void check_pin_wait(const struct ag_exp *o, const struct sim_machine *m)
     if (sim_place(m, 1, o->pin, &probe, err, sizeof err))
         ag_usage_error(PROG, "--pin %s: expected cores, compact or scatter", o->pin);
     char waits[256];
+    if (ag_spec_list_empty(o->wait, ";"))
+        ag_usage_error(PROG, "--wait: an empty item in '%s'; expected wait policies separated by ';'", o->wait);
     snprintf(waits, sizeof waits, "%s", o->wait);
     struct sim_opts so;
     for (char *save, *w = strtok_r(waits, ";", &save); w; w = strtok_r(NULL, ";", &save))
@@ -133,7 +135,10 @@ static void plan_items(const char *algos)
         ag_usage_error(PROG, "--algos: expected a list shorter than 4096 characters");
     snprintf(buf, sizeof buf, "%s", algos);
     unsigned n = ag_spec_split_list(buf, specs, 128);
-    if (!n || n > 128)
+    if (!n)
+        ag_usage_error(PROG, "--algos: an empty item in '%s'; expected specs and hw-* devices separated by ';'",
+                       algos);
+    if (n > 128)
         ag_usage_error(PROG, "--algos '%s': expected all, sw, hw, or 1..128 specs and hw-* devices separated by ';'", algos);
     for (unsigned i = 0; i < n; i++) {
         struct ag_spec sp;

@@ -204,8 +204,21 @@ int ag_kind_format(const struct ag_table *t, const struct ag_kind *kind, const l
     return n;
 }
 
+int ag_spec_list_empty(const char *s, const char *seps)
+{
+    size_t n = strlen(s);
+    if (!n || strchr(seps, s[0]) || strchr(seps, s[n - 1]))
+        return 1;
+    for (const char *p = s; p[1]; p++)
+        if (strchr(seps, p[0]) && strchr(seps, p[1]))
+            return 1;
+    return 0;
+}
+
 unsigned ag_spec_split_list(char *s, char **out, unsigned max)
 {
+    if (ag_spec_list_empty(s, ",;"))
+        return 0;
     unsigned n = 0;
     char *prev_end = NULL; /* the ',' that ended the previous piece of this ';' item, or NULL */
     for (char *p = s; p && *p;) {

@@ -41,9 +41,14 @@ int ag_key_format(const struct ag_key *k, long v, char *buf, size_t len);
 
 /* Split a list of specs in place, as every command line reads one (`andgate bench --algos`,
  * `andgate sim --algos`): items are separated by ';' or ','; a ','-separated piece that has '=' and no
- * ':' continues the spec before it, so "stour:fanin=4,pad=line,dissemination" is two specs. Empty
- * items are dropped. Returns how many (at most max), or max + 1 when there are more. */
+ * ':' continues the spec before it, so "stour:fanin=4,pad=line,dissemination" is two specs. Returns how
+ * many (at most max), max + 1 when there are more, or 0 when an item is empty (ag_spec_list_empty). */
 unsigned ag_spec_split_list(char *s, char **out, unsigned max);
+
+/* Nonzero when the list s, items separated by any of seps, has an empty item: s is empty, begins or ends
+ * with a separator, or has two in a row ("central,", "spin;;block"). Every command-line list refuses one
+ * (--algos, --wait, --baselines), as the API refuses "central,". */
+int ag_spec_list_empty(const char *s, const char *seps);
 
 /* Iterate a kind's keys followed by the table's common keys; NULL past the end. */
 const struct ag_key *ag_spec_key(const struct ag_table *t, const struct ag_kind *kind, unsigned j);

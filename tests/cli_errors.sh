@@ -83,6 +83,16 @@ refused sim --algos central --threads 2 --episodes 5 --threads 4
 refused bench --preload '' --repeat 1
 refused bench --json '' --algos central --baselines none --threads 2 --method latency --episodes 10
 refused info --measure --out ''
+# an empty item in a list (each would be a short run if accepted)
+bench1="--threads 2 --method latency --episodes 10"
+refused bench --algos 'central,' --baselines none $bench1
+grep -q "^andgate bench: --algos: an empty item in 'central,'; expected" "$tmp/err" && pass=$((pass + 1)) ||
+  no "--algos 'central,': $(cat "$tmp/err")"
+refused bench --algos 'central;;dissemination' --baselines none $bench1
+refused bench --algos central --wait 'spin;' --baselines none $bench1
+refused bench --algos none --baselines 'pthread,' $bench1
+refused sim --algos 'central;;dissemination' --threads 2 --episodes 5
+refused sim --algos central --wait 'spin;' --threads 2 --episodes 5
 # bench --mpi: its own options only with it, the other bench's measurement choices not with it
 refused bench --ranks 2
 refused bench --mpi-node rank

@@ -76,7 +76,8 @@ static void test_defaults(void)
           "word group");
 }
 
-/* spec lists (ag_spec_split_list): ';' and ',' separate, a ',' piece with '=' and no ':' continues */
+/* spec lists (ag_spec_split_list): ';' and ',' separate, a ',' piece with '=' and no ':' continues, an
+ * empty item gives 0 */
 static void test_lists(void)
 {
     static const struct { const char *in; unsigned n; const char *items[4]; } lists[] = {
@@ -84,8 +85,13 @@ static void test_lists(void)
         { "central;mcs", 2, { "central", "mcs" } },
         { "all,auto", 2, { "all", "auto" } },
         { "hybrid:group=numa;stour:fanin=8,wake=global", 2, { "hybrid:group=numa", "stour:fanin=8,wake=global" } },
-        { ",central,,;mcs;", 2, { "central", "mcs" } },
         { "ways=2,central", 2, { "ways=2", "central" } },
+        /* an empty item makes the whole list 0: the command lines refuse it */
+        { ",central,,;mcs;", 0, { NULL } },
+        { "central,", 0, { NULL } },
+        { "central;;dissemination", 0, { NULL } },
+        { "stour:fanin=4,,pad=line", 0, { NULL } },
+        { ";", 0, { NULL } },
         { "", 0, { NULL } },
     };
     for (unsigned i = 0; i < sizeof lists / sizeof *lists; i++) {
@@ -99,6 +105,10 @@ static void test_lists(void)
     }
     char many[] = "a;b;c;d;e", *two[2];
     CHECK(ag_spec_split_list(many, two, 2) == 3, "a list longer than max says max + 1");
+    /* --wait's lists: ';' alone separates, the wait specs' own ',' does not */
+    CHECK(ag_spec_list_empty("spin;", ";") && ag_spec_list_empty(";spin", ";") && ag_spec_list_empty("", ";"),
+          "an empty wait item");
+    CHECK(!ag_spec_list_empty("hybrid:spin_ns=1,yield_ns=2;spin", ";"), "a wait list with ',' inside a spec");
 }
 
 /* truncation never overflows: a 4-byte buffer still gets a NUL-terminated prefix */

@@ -61,7 +61,9 @@ static void pick_specs(struct bench_plan *p, const char *algos)
     snprintf(p->specbuf, sizeof p->specbuf, "%s", algos);
     char *items[AG_PLAN_MAX];
     unsigned n = ag_spec_split_list(p->specbuf, items, AG_PLAN_MAX);
-    if (!n || n > AG_PLAN_MAX)
+    if (!n)
+        ag_usage_error(PROG, "--algos: an empty item in '%s'; expected specs separated by ';' or ','", algos);
+    if (n > AG_PLAN_MAX)
         ag_usage_error(PROG, "--algos: expected all, none or 1..%d specs, got '%s'", AG_PLAN_MAX, algos);
     for (unsigned i = 0; i < n; i++) {
         struct ag_spec sp;
@@ -103,8 +105,10 @@ static void pick_baselines(struct bench_plan *p, const char *list, const struct 
     if (!strcmp(list, "none"))
         return;
     char tmp[1024];
-    if (strlen(list) >= sizeof tmp || !*list)
+    if (strlen(list) >= sizeof tmp)
         ag_usage_error(PROG, "--baselines: expected all, none or a comma-separated list, got '%s'", list);
+    if (ag_spec_list_empty(list, ","))
+        ag_usage_error(PROG, "--baselines: an empty item in '%s'; expected names separated by ','", list);
     snprintf(tmp, sizeof tmp, "%s", list);
     for (char *save, *t = strtok_r(tmp, ",", &save); t && strcmp(list, "all"); t = strtok_r(NULL, ",", &save))
         if (!known_baseline(t))
@@ -131,6 +135,8 @@ static void pick_waits(struct bench_plan *p, const char *waits)
 {
     if (strlen(waits) >= sizeof p->waitbuf)
         ag_usage_error(PROG, "--wait: a list of at most %zu characters", sizeof p->waitbuf - 1);
+    if (ag_spec_list_empty(waits, ";"))
+        ag_usage_error(PROG, "--wait: an empty item in '%s'; expected wait specs separated by ';'", waits);
     snprintf(p->waitbuf, sizeof p->waitbuf, "%s", waits);
     for (char *save, *t = strtok_r(p->waitbuf, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
         struct ag_spec ws;

@@ -117,7 +117,7 @@ bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
 bad "expected a list of at most 64 participant counts" --threads 2,x
 bad "--threads: expected LIST|RANGE, got an empty value" --threads ''
 bad "expected a list of at most 64 participant counts" --threads 2,
-bad "expected all, sw, hw, or 1..128 specs" --algos ';;'
+bad "--algos: an empty item in ';;'" --algos ';;'
 bad "--pin: expected one of cores|compact|scatter|none" --pin diagonal --algos hw
 bad "--pin none: the simulator places every participant" --pin none
 bad "--work-ns: expected a number in 0..1e+09, got 'inf'" --work-ns inf
