@@ -67,6 +67,11 @@ refused sim --seed 9007199254740993
 refused sim --seed 1-100
 refused bench --machine kunpeng920
 refused nonsense
+refused
+grep -qx "andgate: no command given (andgate --help lists the commands)" "$tmp/err" && pass=$((pass + 1)) ||
+  no "andgate with no command: $(cat "$tmp/err")"
+"$A" --help > "$tmp/out" 2> "$tmp/err" && [ "$(grep -c '^  [a-z]' "$tmp/out")" -ge 4 ] && [ ! -s "$tmp/err" ] &&
+  pass=$((pass + 1)) || no "andgate --help: the commands on stdout, exit 0: $(cat "$tmp/out" "$tmp/err")"
 # an option where a value belongs: refused, naming the option, and no file or directory named after it
 # (each would be a short run if accepted)
 refused bench --json --quiet --algos central --baselines none --threads 2 --method latency --episodes 10

@@ -17,21 +17,23 @@ static const struct {
     { "sim", cmd_sim, "run the algorithm sources on a modeled machine in virtual time (docs/sim.md)" },
 };
 
-static int usage(FILE *f)
+static int usage(void)
 {
-    fprintf(f, "usage: andgate <command> [options]\n\ncommands:\n");
+    printf("usage: andgate <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
-    fprintf(f, "\nandgate %s — docs/guide.md has the details\n", ANDGATE_VERSION_STRING);
-    return f == stderr ? 2 : 0;
+        printf("  %-6s %s\n", cmds[i].name, cmds[i].help);
+    printf("\nandgate %s — docs/guide.md has the details\n", ANDGATE_VERSION_STRING);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return usage(stderr);
+    if (argc < 2) { /* bad usage is one line, as every command's; --help has the whole text */
+        fprintf(stderr, "andgate: no command given (andgate --help lists the commands)\n");
+        return 2;
+    }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
-        return usage(stdout);
+        return usage();
     if (!strcmp(argv[1], "--version"))
         return printf("andgate %s\n", ANDGATE_VERSION_STRING), 0;
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

@@ -35,9 +35,17 @@ def _load_valid(path, errors_to_stdout):
     return doc
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse refusing a bad command line as the andgate commands do: one line on stderr, exit 2
+    (argparse's own error() prints the whole usage first)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} ({self.prog} --help lists the options)\n")
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python3 -m andgate_report",
-                                 description="Render an andgate bench/sim/bench --preload result JSON.")
+    ap = _Parser(prog="python3 -m andgate_report",
+                 description="Render an andgate bench/sim/bench --preload result JSON.")
     ap.add_argument("result", help="result JSON written by andgate bench (also --preload) or andgate sim")
     ap.add_argument("--out", metavar="DIR", help="write index.html and PNG plots into DIR")
     ap.add_argument("--cdf-threads", type=int, metavar="N",
