@@ -5,9 +5,11 @@ The file is always validated against schema.json first; an invalid file is refus
 to stderr, exit 1) whatever else was asked. --validate alone prints "valid" and exits 0 for a valid
 file, or prints each error with its JSON path and exits 1. With no action (--out, --summary, --csv,
 --validate) the summary is printed.
+
+A file that cannot be read (missing, not UTF-8, not JSON) is refused like an invalid one: one line,
+exit 1. A bad command line, and an --out or --csv that cannot be written, get one line and exit 2.
 """
 import argparse
-import json
 import sys
 
 from .compare import compare_lines, pivot_lines
@@ -22,7 +24,7 @@ def _load_valid(path, errors_to_stdout):
     """The document at path, or None after printing why it cannot be read or is not valid."""
     try:
         doc = load(path)
-    except (OSError, json.JSONDecodeError) as err:
+    except (OSError, ValueError) as err:   # ValueError: not JSON (json.JSONDecodeError), not UTF-8 text
         print(f"{path}: {err}", file=sys.stderr)
         return None
     errors = validate(doc)
@@ -43,7 +45,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} ({self.prog} --help lists the options)\n")
 
 
-def main(argv=None):
+def _written(prog, option, path, write):
+    """True after write(); False after one line saying why the output at path (a user's --out or --csv)
+    could not be written: a bad path is bad usage, not a traceback."""
+    try:
+        write()
+        return True
+    except OSError as err:
+        where = "" if str(err.filename or path) == str(path) else f" ({err.filename})"
+        print(f"{prog}: {option} {path}: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+        return False
+
+
+def _write_csv(doc, path):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        write_csv(doc, f)
+
+
+def _parser():
     ap = _Parser(prog="python3 -m andgate_report",
                  description="Render an andgate bench/sim/bench --preload result JSON.")
     ap.add_argument("result", help="result JSON written by andgate bench (also --preload) or andgate sim")
@@ -65,6 +84,11 @@ def main(argv=None):
                     "(andgate sim --workload records)")
     ap.add_argument("--method", default="latency", choices=("latency", "epcc", "jitter"),
                     help="the method of --markdown's table (default latency)")
+    return ap
+
+
+def main(argv=None):
+    ap = _parser()
     args = ap.parse_args(argv)
     if args.floor and not args.compare:
         ap.error("--floor goes with --compare")
@@ -91,12 +115,14 @@ def main(argv=None):
         for line in (barrier if len(barrier) > 2 else []) + workload_markdown(doc):
             print(line)
     summary = args.summary or not (args.out or args.csv or args.validate or args.compare or args.markdown)
+    files = []
+    if args.out and not _written(ap.prog, "--out", args.out,
+                                 lambda: files.extend(generate(doc, args.out, args.cdf_threads))):
+        return 2
     if args.out:
-        files = generate(doc, args.out, args.cdf_threads)
         print(f"wrote {', '.join(files)} to {args.out}", file=sys.stderr)
-    if args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as f:
-            write_csv(doc, f)
+    if args.csv and not _written(ap.prog, "--csv", args.csv, lambda: _write_csv(doc, args.csv)):
+        return 2
     if summary:
         c2c = c2c_median(doc)
         c2c_text = f", c2c one-way median {c2c:g} ns" if c2c else ", no c2c one-way median"

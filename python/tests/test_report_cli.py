@@ -28,3 +28,20 @@ def refused(capsys, argv, status):
 def test_bad_usage_is_one_line(capsys, argv):
     err = refused(capsys, argv, 2)
     assert err.startswith("python3 -m andgate_report: ") and "--help lists the options" in err, err
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe", b"{not json", b""])
+def test_unreadable_result_is_one_line(capsys, tmp_path, data):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(data)
+    assert refused(capsys, [str(bad)], 1).startswith(f"{bad}: ")
+    assert refused(capsys, [str(FIXTURE), "--compare", str(bad)], 1).startswith(f"{bad}: ")
+
+
+@pytest.mark.parametrize("option,name", [("--out", "file/x"), ("--csv", "file/x.csv"), ("--csv", "."),
+                                         ("--out", "file")])
+def test_unwritable_output_is_one_line(capsys, tmp_path, option, name):
+    (tmp_path / "file").write_text("a regular file\n")
+    err = refused(capsys, [str(FIXTURE), f"{option}={tmp_path / name}"], 2)
+    assert err.startswith(f"python3 -m andgate_report: {option} {tmp_path / name}: cannot write"), err
+    assert (tmp_path / "file").read_text() == "a regular file\n"
