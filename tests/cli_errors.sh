@@ -147,6 +147,15 @@ then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(ca
 [ "$rc" = 0 ] && [ "$(wc -l < "$tmp/-d.csv")" = 2 ] && [ ! -s "$tmp/out" ] && pass=$((pass + 1)) ||
   no "--json -d.json --csv -d.csv: exit $rc: $(cat "$tmp/err")"
 
+# an interrupted run leaves an earlier --json file as it was, and no temporary file beside it
+timeout 60 "$A" sim --algos central --threads 2 --episodes 5 --quiet --json "$tmp/s.json" > /dev/null 2>&1
+cp "$tmp/s.json" "$tmp/prev.json"
+timeout -s TERM 1 "$A" sim --machine knl7210 --algos central --threads 256 --episodes 500000 --quiet \
+  --json "$tmp/prev.json" > /dev/null 2>&1; rc=$?
+[ "$rc" = 124 ] && [ -s "$tmp/s.json" ] && cmp -s "$tmp/s.json" "$tmp/prev.json" &&
+  ! ls "$tmp"/prev.json?* > /dev/null 2>&1 && pass=$((pass + 1)) ||
+  no "an interrupted sim --json prev.json: exit $rc, $(ls -l "$tmp"/prev.json*)"
+
 # docs/options.md carries the option tables as --help prints them
 for cmd in bench sim "bench --preload apps"; do
   if "$A" $cmd --help | grep '^  --' | while IFS= read -r line; do grep -qxF -- "$line" "$src/docs/options.md" || { echo "$line"; exit 1; }; done

@@ -29,6 +29,7 @@
 #include "counts.h"
 #include "host.h"
 #include "opts.h"
+#include "outfile.h"
 #include "record.h"
 #include "stats.h"
 #include "paths.h"
@@ -328,17 +329,22 @@ int bench_preload(int argc, char **argv)
     p.con = calloc(6 * 2 * 2 * MAXT, sizeof *p.con);
     if (!p.app || !p.con)
         die("out of memory");
-    preload_write_doc(&p, p.path); /* an unwritable path fails now, not after the runs */
+    /* an unwritable document fails now, not after the runs; an earlier one stays until the first
+     * configuration replaces it */
+    const char *docs[] = { p.path, p.json }; /* with --report and --json, both */
+    for (unsigned i = 0; i < 2; i++)
+        if (docs[i] && ag_outfile_check(docs[i]))
+            die("cannot write %s: %s", docs[i], strerror(errno));
     if (p.single) {
         struct rec *r = &p.app[p.na++];
         snprintf(r->cmd, sizeof r->cmd, "%s", p.single);
         char *argv_sh[] = { "/bin/sh", "-c", (char *)p.single, NULL }, *extra[] = { NULL };
         run_pair(&p, r, argv_sh, extra, 3600);
-        preload_write_doc(&p, p.path);
     } else {
         run_apps(&p);
         run_constructs(&p);
     }
+    preload_write_doc(&p, p.path);
     int bad = !p.na && !p.nc;
     for (unsigned i = 0; i < p.na; i++)
         bad |= p.app[i].error[0] || !p.app[i].identical;

@@ -10,6 +10,7 @@
 
 #include "bench_preload.h"
 #include "json.h"
+#include "outfile.h"
 #include "record.h"
 #include "stats.h"
 
@@ -104,11 +105,10 @@ void preload_write_doc(const struct pre *p, const char *path)
 {
     if (p->json && p->report && path == p->path) /* both asked: the report directory gets its copy too */
         preload_write_doc(p, p->json);
-    char tmp[PATH_MAX + 40];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        die("cannot write %s: %s", tmp, strerror(errno));
+    struct ag_outfile out; /* written whole or not at all: a reader never sees half a document */
+    if (ag_outfile_open(&out, path))
+        die("cannot write %s: %s", path, strerror(errno));
+    FILE *f = out.f;
     ag_document_begin(f, "preload", p->cmdline);
     fprintf(f, ",\"host\":{\"model\":");
     json_str(f, p->model);
@@ -132,6 +132,6 @@ void preload_write_doc(const struct pre *p, const char *path)
     for (unsigned i = 0; i < p->nc; i++)
         fprintf(f, "%s\n", i ? "," : ""), write_con(f, &p->con[i]);
     fprintf(f, "]}\n");
-    if (fclose(f) || rename(tmp, path))
+    if (ag_outfile_commit(&out))
         die("cannot write %s: %s", path, strerror(errno));
 }

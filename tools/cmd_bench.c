@@ -220,11 +220,8 @@ int cmd_bench(int argc, char **argv)
         bench_plan_make_mpi(&plan, &o, methods, nm, threads, nt);
     else
         bench_plan_make(&plan, &o, methods, nm, threads, nt);
-    char json_path[PATH_MAX];
-    front_document_path(PROG, &o, json_path, sizeof json_path);
-    FILE *out = fopen(json_path, "w");
-    if (!out)
-        ag_usage_error(PROG, "cannot write %s: %s", json_path, strerror(errno));
+    struct ag_outfile doc;
+    front_document_open(PROG, &o, &doc);
 
     struct ag_child clk = { 0 };
     char *clk_argv[] = { (char *)plan.core->path, "--clock", NULL }, clockline[256] = "";
@@ -246,14 +243,13 @@ int cmd_bench(int argc, char **argv)
     struct front_run run = { PROG, AG_EXP_BENCH, &o, plan.jobs, plan.njobs, o.timeout_s, NULL, NULL };
     unsigned failed = front_run_jobs(&run, &results);
     c2c_pass(plan.core, aff, na, o.rounds, 2, &c2c);
-    write_document(out, argc, argv, clockline, &c2c, results);
+    write_document(doc.f, argc, argv, clockline, &c2c, results);
     free(results);
-    if (fclose(out))
-        ag_usage_error(PROG, "cannot write %s: %s", json_path, strerror(errno));
+    front_document_commit(PROG, &doc);
     if (!o.json || strcmp(o.json, "-"))
-        fprintf(stderr, PROG ": results in %s\n", json_path);
+        fprintf(stderr, PROG ": results in %s\n", doc.path);
     bench_plan_free(&plan);
-    front_outputs(PROG, "bench", &o, json_path, 1);
+    front_outputs(PROG, "bench", &o, doc.path, 1);
     if (failed)
         fprintf(stderr, PROG ": %u of %u measurements failed (their records say why); exit status 1\n", failed,
                 plan.njobs);

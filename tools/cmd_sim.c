@@ -186,21 +186,17 @@ int cmd_sim(int argc, char **argv)
         return passthrough(p.worker, (char *[]){ p.worker, "--machines", NULL });
     }
     make_plan(&o, &p, &c);
-    char json_path[PATH_MAX];
-    front_document_path(PROG, &o, json_path, sizeof json_path);
-    FILE *out = fopen(json_path, "w");
-    if (!out)
-        ag_usage_error(PROG, "cannot write %s: %s", json_path, strerror(errno));
+    struct ag_outfile doc;
+    front_document_open(PROG, &o, &doc);
     if (!o.quiet)
         fprintf(stderr, "%-50s %7s %12s %12s %12s %10s%s\n", "algorithm", "threads", "median ns", "p99 ns", "cpu ns/ep",
                 "sim ops/ep", o.model ? "   002 model ns  sim/model" : "");
     char *records = NULL;
     struct front_run run = { PROG, AG_EXP_SIM, &o, p.jobs, p.njobs, o.timeout_s, table_line, &o };
     unsigned failed = front_run_jobs(&run, &records);
-    write_document(out, argc, argv, &p, records);
+    write_document(doc.f, argc, argv, &p, records);
     free(records);
-    if (fclose(out))
-        ag_usage_error(PROG, "cannot write %s: %s", json_path, strerror(errno));
+    front_document_commit(PROG, &doc);
     if (o.model) {
         char alpha[32];
         snprintf(alpha, sizeof alpha, "%.17g", o.alpha);
@@ -208,7 +204,7 @@ int cmd_sim(int argc, char **argv)
                                           (char *)o.threads, "--pin", (char *)o.pin, o.alpha >= 0 ? "--alpha" : NULL,
                                           alpha, NULL });
     }
-    front_outputs(PROG, "sim", &o, json_path, 0);
+    front_outputs(PROG, "sim", &o, doc.path, 0);
     free(p.jobs);
     free(c.out);
     return failed ? 1 : 0;

@@ -93,18 +93,27 @@ unsigned front_run_jobs(const struct front_run *r, char **records)
     return failed;
 }
 
-void front_document_path(const char *prog, const struct ag_exp *o, char *path, size_t len)
+void front_document_open(const char *prog, const struct ag_exp *o, struct ag_outfile *doc)
 {
+    char path[PATH_MAX];
     if (o->json && o->report && !strcmp(o->json, "-"))
         ag_usage_error(prog, "--json -: with --report the result must go to a file (the report reads it)");
     if (o->json && strcmp(o->json, "-"))
-        snprintf(path, len, "%s", o->json);
+        snprintf(path, sizeof path, "%s", o->json);
     else if (o->report) {
         if (mkdir(o->report, 0777) && errno != EEXIST)
             ag_usage_error(prog, "--report %s: %s", o->report, strerror(errno));
-        snprintf(path, len, "%s/results.json", o->report);
+        snprintf(path, sizeof path, "%s/results.json", o->report);
     } else
-        snprintf(path, len, "/tmp/andgate-%d.json", (int)getpid());
+        snprintf(path, sizeof path, "/tmp/andgate-%d.json", (int)getpid());
+    if (ag_outfile_open(doc, path))
+        ag_usage_error(prog, "cannot write %s: %s", path, strerror(errno));
+}
+
+void front_document_commit(const char *prog, struct ag_outfile *doc)
+{
+    if (ag_outfile_commit(doc))
+        ag_usage_error(prog, "cannot write %s: %s", doc->path, strerror(errno));
 }
 
 void front_command_line(const char *prog, int argc, char **argv, char *out, size_t len)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "experiment.h"
+#include "outfile.h"
 
 struct front_run {
     const char *prog;          /* "andgate bench" */
@@ -26,9 +27,14 @@ struct front_run {
  * optional job gave no record on purpose (a device the machine lacks). Returns how many failed. */
 unsigned front_run_jobs(const struct front_run *r, char **records);
 
-/* Where the document goes: --json FILE, else DIR/results.json for --report, else a temporary file
- * (also for --json -: copied to stdout by front_outputs). */
-void front_document_path(const char *prog, const struct ag_exp *o, char *path, size_t len);
+/* The document, opened before anything runs so that a bad --json or --report is refused first (one
+ * line, exit 2): --json FILE, else DIR/results.json for --report, else a temporary file (also for
+ * --json -: copied to stdout by front_outputs). It is written beside its path and renamed over it by
+ * front_document_commit (outfile.h): an interrupted run leaves an earlier document as it was. */
+void front_document_open(const char *prog, const struct ag_exp *o, struct ag_outfile *doc);
+
+/* The document written (doc->f): in place at doc->path (exit 2 when it cannot be). */
+void front_document_commit(const char *prog, struct ag_outfile *doc);
 
 /* "andgate bench --threads 2 ...": the command line as the document records it */
 void front_command_line(const char *prog, int argc, char **argv, char *out, size_t len);
