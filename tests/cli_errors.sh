@@ -156,6 +156,12 @@ timeout -s TERM 1 "$A" sim --machine knl7210 --algos central --threads 256 --epi
   ! ls "$tmp"/prev.json?* > /dev/null 2>&1 && pass=$((pass + 1)) ||
   no "an interrupted sim --json prev.json: exit $rc, $(ls -l "$tmp"/prev.json*)"
 
+# without --json or --report the document is a temporary file, removed after the summary
+"$A" bench --algos central --baselines none --threads 2 --method latency --episodes 10 > /dev/null 2> "$tmp/err" &
+pid=$!; wait $pid; rc=$?
+[ "$rc" = 0 ] && [ ! -e "/tmp/andgate-$pid.json" ] && ! grep -q "results in" "$tmp/err" && pass=$((pass + 1)) ||
+  no "bench without --json: exit $rc, /tmp/andgate-$pid.json: $(ls /tmp/andgate-$pid.json* 2>&1; cat "$tmp/err")"
+
 # docs/options.md carries the option tables as --help prints them
 for cmd in bench sim "bench --preload apps"; do
   if "$A" $cmd --help | grep '^  --' | while IFS= read -r line; do grep -qxF -- "$line" "$src/docs/options.md" || { echo "$line"; exit 1; }; done

@@ -335,6 +335,8 @@ int bench_preload(int argc, char **argv)
     for (unsigned i = 0; i < 2; i++)
         if (docs[i] && ag_outfile_check(docs[i]))
             die("cannot write %s: %s", docs[i], strerror(errno));
+    if (!p.json && !p.report) /* a temporary document: not left behind by an interrupted run either */
+        ag_remove_on_signal(p.path, 1);
     if (p.single) {
         struct rec *r = &p.app[p.na++];
         snprintf(r->cmd, sizeof r->cmd, "%s", p.single);

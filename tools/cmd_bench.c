@@ -246,7 +246,7 @@ int cmd_bench(int argc, char **argv)
     write_document(doc.f, argc, argv, clockline, &c2c, results);
     free(results);
     front_document_commit(PROG, &doc);
-    if (!o.json || strcmp(o.json, "-"))
+    if (o.json ? strcmp(o.json, "-") : o.report != NULL) /* not a temporary document */
         fprintf(stderr, PROG ": results in %s\n", doc.path);
     bench_plan_free(&plan);
     front_outputs(PROG, "bench", &o, doc.path, 1);

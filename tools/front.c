@@ -93,6 +93,12 @@ unsigned front_run_jobs(const struct front_run *r, char **records)
     return failed;
 }
 
+/* no --json FILE and no --report: the document lives in /tmp while the outputs read it */
+static int temporary(const struct ag_exp *o)
+{
+    return (!o->json || !strcmp(o->json, "-")) && !o->report;
+}
+
 void front_document_open(const char *prog, const struct ag_exp *o, struct ag_outfile *doc)
 {
     char path[PATH_MAX];
@@ -108,6 +114,8 @@ void front_document_open(const char *prog, const struct ag_exp *o, struct ag_out
         snprintf(path, sizeof path, "/tmp/andgate-%d.json", (int)getpid());
     if (ag_outfile_open(doc, path))
         ag_usage_error(prog, "cannot write %s: %s", path, strerror(errno));
+    if (temporary(o)) /* removed by front_outputs, or by the signal that ends the run before */
+        ag_remove_on_signal(doc->path, 1);
 }
 
 void front_document_commit(const char *prog, struct ag_outfile *doc)
@@ -147,13 +155,14 @@ void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, c
         ag_run_report(tool, json_path, (const char *const[]){ dir, o->cdf_threads ? cdf : NULL, NULL }) == 0)
         fprintf(stderr, "%s: report in %s/index.html\n", prog, o->report);
     /* stdout carries the document alone: --json -, or sim's default (no summary) */
-    if ((o->json && !strcmp(o->json, "-")) || (!o->json && !o->report && !summary)) {
+    if ((o->json && !strcmp(o->json, "-")) || (!o->json && !o->report && !summary))
         copy_to_stdout(json_path);
-        unlink(json_path);
-        return;
-    }
-    if (summary)
+    else if (summary)
         ag_run_report(tool, json_path, (const char *const[]){ "--summary", NULL });
-    if (!o->json && !o->report)
+    if (temporary(o)) {
+        unlink(json_path);
+        ag_remove_on_signal(json_path, 0);
+    }
+    if (!o->json && !o->report && summary)
         fprintf(stderr, "%s: (use --json FILE or --report DIR to keep the results)\n", prog);
 }

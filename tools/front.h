@@ -40,7 +40,7 @@ void front_document_commit(const char *prog, struct ag_outfile *doc);
 void front_command_line(const char *prog, int argc, char **argv, char *out, size_t len);
 
 /* After the document is written: --csv, --report, then the summary (when summary is set and stdout is
- * not the document), or the document itself on stdout for --json -. */
+ * not the document), or the document itself on stdout for --json -; a temporary document is removed. */
 void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary);
 
 #endif
