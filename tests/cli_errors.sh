@@ -147,6 +147,21 @@ then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(ca
 [ "$rc" = 0 ] && [ "$(wc -l < "$tmp/-d.csv")" = 2 ] && [ ! -s "$tmp/out" ] && pass=$((pass + 1)) ||
   no "--json -d.json --csv -d.csv: exit $rc: $(cat "$tmp/err")"
 
+# an output that cannot be written is refused before the run (each would be a short run if accepted)
+refused sim --csv /nonexistent/x.csv --algos central --threads 2 --episodes 5
+grep -qx "andgate sim: --csv /nonexistent/x.csv: cannot write: No such file or directory" "$tmp/err" &&
+  pass=$((pass + 1)) || no "sim --csv /nonexistent/x.csv: $(cat "$tmp/err")"
+refused bench --csv "$tmp" --algos central --baselines none $bench1
+refused bench --json "$tmp" --algos central --baselines none $bench1
+refused bench --preload true --repeat 1 --csv /nonexistent/x.csv
+# and when it cannot be written after all (here the report tool is missing), the exit status says so
+ANDGATE_PYTHONPATH=$tmp/none timeout 60 "$A" sim --algos central --threads 2 --episodes 5 --quiet \
+  --json "$tmp/s.json" --csv "$tmp/s.csv" > /dev/null 2>&1; rc=$?
+[ "$rc" = 1 ] && [ -s "$tmp/s.json" ] && pass=$((pass + 1)) ||
+  no "sim --csv that the report tool fails: exit $rc, want 1"
+ANDGATE_PYTHONPATH=$tmp/none timeout 60 "$A" bench --preload true --repeat 1 --csv "$tmp/p.csv" > /dev/null 2>&1
+rc=$?; [ "$rc" = 1 ] && pass=$((pass + 1)) || no "bench --preload --csv the report tool fails: exit $rc, want 1"
+
 # an interrupted run leaves an earlier --json file as it was, and no temporary file beside it
 timeout 60 "$A" sim --algos central --threads 2 --episodes 5 --quiet --json "$tmp/s.json" > /dev/null 2>&1
 cp "$tmp/s.json" "$tmp/prev.json"

@@ -27,6 +27,7 @@
 #include "child.h"
 #include "cli.h"
 #include "counts.h"
+#include "front.h"
 #include "host.h"
 #include "opts.h"
 #include "outfile.h"
@@ -329,13 +330,15 @@ int bench_preload(int argc, char **argv)
     p.con = calloc(6 * 2 * 2 * MAXT, sizeof *p.con);
     if (!p.app || !p.con)
         die("out of memory");
-    /* an unwritable document fails now, not after the runs; an earlier one stays until the first
+    /* an unwritable output fails now, not after the runs; an earlier document stays until the first
      * configuration replaces it */
     const char *docs[] = { p.path, p.json }; /* with --report and --json, both */
     for (unsigned i = 0; i < 2; i++)
         if (docs[i] && ag_outfile_check(docs[i]))
             die("cannot write %s: %s", docs[i], strerror(errno));
-    if (!p.json && !p.report) /* a temporary document: not left behind by an interrupted run either */
+    if (p.csv && ag_outfile_check(p.csv))
+        die("--csv %s: cannot write: %s", p.csv, strerror(errno));
+    if (!p.json && !p.report) /* a temporary document: not left behind by an interrupted run */
         ag_remove_on_signal(p.path, 1);
     if (p.single) {
         struct rec *r = &p.app[p.na++];
@@ -352,17 +355,10 @@ int bench_preload(int argc, char **argv)
         bad |= p.app[i].error[0] || !p.app[i].identical;
     for (unsigned i = 0; i < p.nc; i++)
         bad |= p.con[i].error[0] != '\0';
-    char csv[PATH_MAX + 8], dir[PATH_MAX + 8];
-    snprintf(csv, sizeof csv, "--csv=%s", p.csv ? p.csv : "");
-    snprintf(dir, sizeof dir, "--out=%s", p.report ? p.report : "");
-    if (p.csv)
-        ag_run_report("bench", p.path, (const char *const[]){ csv, NULL });
-    if (p.report && !ag_run_report("bench", p.path, (const char *const[]){ dir, NULL }))
-        fprintf(stderr, "andgate bench --preload: report in %s/index.html\n", p.report);
-    ag_run_report("bench", p.path, (const char *const[]){ "--summary", NULL });
-    if (!p.json && !p.report)
-        unlink(p.path);
-    else
+    /* the CSV, the report and the summary as bench and sim make them */
+    struct ag_exp outs_of = { .json = p.json, .csv = p.csv, .report = p.report };
+    bad |= front_outputs("andgate bench --preload", "bench", &outs_of, p.path, 1);
+    if (p.json || p.report)
         fprintf(stderr, "andgate bench --preload: results in %s\n", p.json ? p.json : p.path);
     if (!p.na && !p.nc)
         fprintf(stderr, "andgate bench --preload: nothing was measured (no app and no construct program built)\n");

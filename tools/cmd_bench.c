@@ -249,9 +249,9 @@ int cmd_bench(int argc, char **argv)
     if (o.json ? strcmp(o.json, "-") : o.report != NULL) /* not a temporary document */
         fprintf(stderr, PROG ": results in %s\n", doc.path);
     bench_plan_free(&plan);
-    front_outputs(PROG, "bench", &o, doc.path, 1);
+    int lost = front_outputs(PROG, "bench", &o, doc.path, 1);
     if (failed)
         fprintf(stderr, PROG ": %u of %u measurements failed (their records say why); exit status 1\n", failed,
                 plan.njobs);
-    return failed ? 1 : 0;
+    return failed || lost ? 1 : 0;
 }

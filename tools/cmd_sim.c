@@ -204,8 +204,8 @@ int cmd_sim(int argc, char **argv)
                                           (char *)o.threads, "--pin", (char *)o.pin, o.alpha >= 0 ? "--alpha" : NULL,
                                           alpha, NULL });
     }
-    front_outputs(PROG, "sim", &o, doc.path, 0);
+    int lost = front_outputs(PROG, "sim", &o, doc.path, 0);
     free(p.jobs);
     free(c.out);
-    return failed ? 1 : 0;
+    return failed || lost ? 1 : 0;
 }

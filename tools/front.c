@@ -104,6 +104,8 @@ void front_document_open(const char *prog, const struct ag_exp *o, struct ag_out
     char path[PATH_MAX];
     if (o->json && o->report && !strcmp(o->json, "-"))
         ag_usage_error(prog, "--json -: with --report the result must go to a file (the report reads it)");
+    if (o->csv && ag_outfile_check(o->csv)) /* the report tool writes it after the run */
+        ag_usage_error(prog, "--csv %s: cannot write: %s", o->csv, strerror(errno));
     if (o->json && strcmp(o->json, "-"))
         snprintf(path, sizeof path, "%s", o->json);
     else if (o->report) {
@@ -143,17 +145,19 @@ static void copy_to_stdout(const char *path)
     fflush(stdout);
 }
 
-void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary)
+int front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary)
 {
     char cdf[32], csv[PATH_MAX + 8], dir[PATH_MAX + 8];
     snprintf(cdf, sizeof cdf, "--cdf-threads=%u", o->cdf_threads);
     snprintf(csv, sizeof csv, "--csv=%s", o->csv ? o->csv : "");
     snprintf(dir, sizeof dir, "--out=%s", o->report ? o->report : "");
-    if (o->csv)
-        ag_run_report(tool, json_path, (const char *const[]){ csv, NULL });
-    if (o->report &&
-        ag_run_report(tool, json_path, (const char *const[]){ dir, o->cdf_threads ? cdf : NULL, NULL }) == 0)
-        fprintf(stderr, "%s: report in %s/index.html\n", prog, o->report);
+    int bad = o->csv && ag_run_report(tool, json_path, (const char *const[]){ csv, NULL }) != 0;
+    if (o->report) {
+        if (ag_run_report(tool, json_path, (const char *const[]){ dir, o->cdf_threads ? cdf : NULL, NULL }) == 0)
+            fprintf(stderr, "%s: report in %s/index.html\n", prog, o->report);
+        else
+            bad = 1;
+    }
     /* stdout carries the document alone: --json -, or sim's default (no summary) */
     if ((o->json && !strcmp(o->json, "-")) || (!o->json && !o->report && !summary))
         copy_to_stdout(json_path);
@@ -165,4 +169,5 @@ void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, c
     }
     if (!o->json && !o->report && summary)
         fprintf(stderr, "%s: (use --json FILE or --report DIR to keep the results)\n", prog);
+    return bad;
 }

@@ -27,8 +27,8 @@ struct front_run {
  * optional job gave no record on purpose (a device the machine lacks). Returns how many failed. */
 unsigned front_run_jobs(const struct front_run *r, char **records);
 
-/* The document, opened before anything runs so that a bad --json or --report is refused first (one
- * line, exit 2): --json FILE, else DIR/results.json for --report, else a temporary file (also for
+/* The document, opened before anything runs so that a bad --json, --report or --csv is refused first
+ * (one line, exit 2): --json FILE, else DIR/results.json for --report, else a temporary file (also for
  * --json -: copied to stdout by front_outputs). It is written beside its path and renamed over it by
  * front_document_commit (outfile.h): an interrupted run leaves an earlier document as it was. */
 void front_document_open(const char *prog, const struct ag_exp *o, struct ag_outfile *doc);
@@ -40,7 +40,8 @@ void front_document_commit(const char *prog, struct ag_outfile *doc);
 void front_command_line(const char *prog, int argc, char **argv, char *out, size_t len);
 
 /* After the document is written: --csv, --report, then the summary (when summary is set and stdout is
- * not the document), or the document itself on stdout for --json -; a temporary document is removed. */
-void front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary);
+ * not the document), or the document itself on stdout for --json -; a temporary document is removed.
+ * Returns nonzero when --csv or --report could not be written (the command then exits 1). */
+int front_outputs(const char *prog, const char *tool, const struct ag_exp *o, const char *json_path, int summary);
 
 #endif
