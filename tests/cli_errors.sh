@@ -154,6 +154,9 @@ grep -qx "andgate sim: --csv /nonexistent/x.csv: cannot write: No such file or d
 refused bench --csv "$tmp" --algos central --baselines none $bench1
 refused bench --json "$tmp" --algos central --baselines none $bench1
 refused bench --preload true --repeat 1 --csv /nonexistent/x.csv
+refused bench --preload true --repeat 1 --json -
+grep -q "^andgate bench --preload: --json -: expected a file" "$tmp/err" && pass=$((pass + 1)) ||
+  no "bench --preload --json -: $(cat "$tmp/err")"
 # and when it cannot be written after all (here the report tool is missing), the exit status says so
 ANDGATE_PYTHONPATH=$tmp/none timeout 60 "$A" sim --algos central --threads 2 --episodes 5 --quiet \
   --json "$tmp/s.json" --csv "$tmp/s.csv" > /dev/null 2>&1; rc=$?

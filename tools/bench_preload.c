@@ -274,7 +274,7 @@ static const struct ag_opt options[] = {
     { "--quick", AG_OPT_FLAG, O(quick), 0, 0, NULL, NULL, "a twentieth of each app's iterations (apps only)" },
     { "--repeat", AG_OPT_UINT, O(repeat), 1, MAXRUNS, NULL, "N", "runs each, plain and preloaded (default 3)" },
     { "--timeout", AG_OPT_UINT, O(timeout), 1, 86400, NULL, "S", "time limit per run" },
-    { "--json", AG_OPT_STR, O(json), 0, 0, NULL, "FILE", "the result document" },
+    { "--json", AG_OPT_STR, O(json), 0, 0, NULL, "FILE", "the result document (a file; - is refused)" },
     { "--report", AG_OPT_STR, O(report), 0, 0, NULL, "DIR", "HTML report (and DIR/results.json)" },
     { "--csv", AG_OPT_STR, O(csv), 0, 0, NULL, "FILE", "one row per record" },
     { NULL, AG_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL },
@@ -296,6 +296,8 @@ static void parse_opts(struct pre *p, int argc, char **argv)
         die("--apps, --threads, --bind, --constructs and --quick go with --preload apps only");
     p->apps = p->apps ? p->apps : "all", p->constructs = p->constructs ? p->constructs : "all";
     p->bind = !p->bind || !strcmp(p->bind, "both") ? "true,false" : p->bind;
+    if (p->json && !strcmp(p->json, "-")) /* the document is rewritten after each configuration */
+        die("--json -: expected a file (the preload document is rewritten as each configuration finishes)");
     check_list("--apps", p->apps, "cg,mg,nbody,vcode,streamcluster", "all");
     check_list("--constructs", p->constructs, CONSTRUCTS, "all,none");
     char err[300];
