@@ -80,6 +80,19 @@ refused bench --preload true --repeat 1 --csv --quiet
 grep -q "^andgate bench --preload: --csv needs a value (FILE), got the option '--quiet'$" "$tmp/err" &&
   [ ! -e "$tmp/--quiet" ] && pass=$((pass + 1)) ||
   no "a value that is an option: $(cat "$tmp/err"; ls "$tmp")"
+# a bad library environment, refused by the library's own check before anything runs
+ANDGATE_TOPOLOGY=bogus refused info
+grep -qx "andgate info: ANDGATE_TOPOLOGY='bogus': expected hwloc or sysfs" "$tmp/err" && pass=$((pass + 1)) ||
+  no "ANDGATE_TOPOLOGY=bogus andgate info: $(cat "$tmp/err")"
+ANDGATE_TOPOLOGY=bogus refused bench --algos central --baselines pthread --threads 2 --method latency --episodes 10
+ANDGATE_ALGO=bogus refused info --json
+grep -q "^andgate info: ANDGATE_ALGO='bogus': unknown algorithm 'bogus'; expected one of: central" "$tmp/err" &&
+  pass=$((pass + 1)) || no "ANDGATE_ALGO=bogus andgate info --json: $(cat "$tmp/err")"
+ANDGATE_WAIT='spin;' refused bench --preload true --repeat 1
+ANDGATE_MEMBARRIER=maybe refused info
+grep -qx "andgate info: ANDGATE_MEMBARRIER='maybe': expected 0 or 1" "$tmp/err" && pass=$((pass + 1)) ||
+  no "ANDGATE_MEMBARRIER=maybe andgate info: $(cat "$tmp/err")"
+ANDGATE_TOPOLOGY=bogus refused info --measure --out "$tmp/m.json"
 # an option given twice (the second would replace the first), an empty value
 refused bench --preload true --repeat 1 --preload true
 grep -q "^andgate bench --preload: --preload: given twice$" "$tmp/err" && pass=$((pass + 1)) ||

@@ -309,6 +309,7 @@ int bench_preload(int argc, char **argv)
 {
     static struct pre p = { .repeat = 3 };
     parse_opts(&p, argc, argv);
+    cli_check_env("andgate bench --preload"); /* the shim reads it in every preloaded run */
     ag_exe_dir(p.dir, sizeof p.dir);
     snprintf(p.shim, sizeof p.shim, "%s/../lib/libandgate-preload.so", p.dir);
     if (!ag_is_file(p.shim))

@@ -215,6 +215,7 @@ int cmd_bench(int argc, char **argv)
     unsigned nm, threads[AG_PLAN_MAX], nt;
     if (parse_options(argc, argv, &o, methods, &nm, threads, &nt))
         return usage(stdout), 0;
+    cli_check_env(PROG);
     static struct bench_plan plan;
     if (o.mpi)
         bench_plan_make_mpi(&plan, &o, methods, nm, threads, nt);

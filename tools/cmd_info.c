@@ -32,6 +32,7 @@ int cmd_info(int argc, char **argv)
         ag_usage_error("andgate info", "--out: expected a file name, with --measure");
     if (o.json && o.measure)
         ag_usage_error("andgate info", "--json and --measure: one or the other");
+    cli_check_env(o.measure ? "andgate info --measure" : "andgate info");
     int json = o.json, measure = o.measure;
     const char *out = o.out;
     if (measure)
