@@ -93,6 +93,12 @@ ANDGATE_MEMBARRIER=maybe refused info
 grep -qx "andgate info: ANDGATE_MEMBARRIER='maybe': expected 0 or 1" "$tmp/err" && pass=$((pass + 1)) ||
   no "ANDGATE_MEMBARRIER=maybe andgate info: $(cat "$tmp/err")"
 ANDGATE_TOPOLOGY=bogus refused info --measure --out "$tmp/m.json"
+# info --measure: an --out that cannot be written is refused before the measuring
+refused info --measure --out "$tmp"
+grep -qx "andgate info --measure: --out $tmp: cannot write: Is a directory" "$tmp/err" && pass=$((pass + 1)) ||
+  no "info --measure --out DIR: $(cat "$tmp/err")"
+touch "$tmp/plain"
+refused info --measure --out "$tmp/plain/m.json"
 # an option given twice (the second would replace the first), an empty value
 refused bench --preload true --repeat 1 --preload true
 grep -q "^andgate bench --preload: --preload: given twice$" "$tmp/err" && pass=$((pass + 1)) ||

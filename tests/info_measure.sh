@@ -12,6 +12,12 @@ trap 'rm -rf "$out"' EXIT
 "$build/bin/andgate" info --measure --out "$out/sub/host.json" > "$out/log" 2>&1 || { cat "$out/log"; exit 1; }
 cat "$out/log"
 grep -q "^wrote $out/sub/host.json" "$out/log"
+# the command it prints runs as written (a file given with --out is named by its path, not its name)
+cmd=$(sed -n "s/^wrote .*: \(andgate sim --machine [^)]*\))$/\1/p" "$out/log")
+[ "$cmd" = "andgate sim --machine $out/sub/host.json" ] || { echo "printed command: '$cmd'"; exit 1; }
+if [ -x "$build/libexec/andgate/andgate-sim" ]; then   # the sanitizer builds have no simulator
+  "$build/bin/"$cmd --algos central --threads 2 --episodes 5 --quiet --json /dev/null
+fi
 PYTHONPATH="$src/python:$src/python/tests" python3 - "$out/sub/host.json" <<'PY'
 import json, sys
 from machine_rules import check_machine, schema_errors, layer_of

@@ -26,7 +26,11 @@
 #include "host.h"
 #include "host_model.h"
 #include "measure.h"
+#include "opts.h"
+#include "outfile.h"
 #include "topo.h"
+
+#define PROG "andgate info --measure"
 
 void host_fail(const char *fmt, ...)
 {
@@ -85,30 +89,34 @@ static void machine_name(const char *path, char *name, size_t len)
 
 /* ---------------------------------------------------------------- the command */
 
-/* --out FILE (its directory made), else ${XDG_DATA_HOME:-~/.local/share}/andgate/machines/host.json */
-static void output_path(const char *out_arg, char *path, size_t len)
+/* --out FILE (its directory made), else ${XDG_DATA_HOME:-~/.local/share}/andgate/machines/host.json,
+ * opened before seconds of measuring are spent: a path that cannot be written is bad usage (exit 2) */
+static void output_open(const char *out_arg, struct ag_outfile *out)
 {
+    char path[PATH_MAX];
     if (out_arg) {
-        snprintf(path, len, "%s", out_arg);
+        snprintf(path, sizeof path, "%s", out_arg);
         char *slash = strrchr(path, '/');
         if (slash && slash != path) {
             *slash = '\0';
             if (mkdir_p(path))
-                host_fail("cannot create %s: %s", path, strerror(errno));
+                ag_usage_error(PROG, "--out %s: cannot create %s: %s", out_arg, path, strerror(errno));
             *slash = '/';
         }
     } else {
         const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
         if (xdg && *xdg)
-            snprintf(path, len, "%s/andgate/machines", xdg);
+            snprintf(path, sizeof path, "%s/andgate/machines", xdg);
         else if (home && *home)
-            snprintf(path, len, "%s/.local/share/andgate/machines", home);
+            snprintf(path, sizeof path, "%s/.local/share/andgate/machines", home);
         else
-            host_fail("neither XDG_DATA_HOME nor HOME is set: name the file with --out FILE");
+            ag_usage_error(PROG, "neither XDG_DATA_HOME nor HOME is set: name the file with --out FILE");
         if (mkdir_p(path))
-            host_fail("cannot create %s: %s", path, strerror(errno));
-        strncat(path, "/host.json", len - strlen(path) - 1);
+            ag_usage_error(PROG, "cannot create %s: %s", path, strerror(errno));
+        strncat(path, "/host.json", sizeof path - strlen(path) - 1);
     }
+    if (ag_outfile_open(out, path))
+        ag_usage_error(PROG, "%s%s: cannot write: %s", out_arg ? "--out " : "", path, strerror(errno));
 }
 
 /* each layer's one-way latency: the ping-pong on its pairs, RUNS runs each */
@@ -265,23 +273,20 @@ static void measure_self(const struct host *h, struct facts *x)
     printf("  self          : %7.2f ns  L1 hit, dependent loads on CPU %d; runs: %s\n", x->hit_ns, h->cpu[0], runs);
 }
 
-/* The machine file, written whole or not at all (a temporary file renamed over path). */
-static void write_file(const char *path, const struct host *h, struct facts *x)
+/* The machine file, written whole or not at all (outfile.h), and the command that models it: the
+ * name finds only the default place (the search path), a file given with --out is named by its path
+ * (one with a '/' or ending in .json: sim reads it as a file). */
+static void write_file(struct ag_outfile *out, int named_out, const struct host *h, struct facts *x)
 {
     time_t now = time(NULL);
     strftime(x->date, sizeof x->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    char tmpname[PATH_MAX + 32];
-    snprintf(tmpname, sizeof tmpname, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmpname, "w");
-    if (!f)
-        host_fail("cannot write %s: %s", tmpname, strerror(errno));
-    machine_write(f, h, x);
-    if (fclose(f) || rename(tmpname, path)) {
-        int e = errno;
-        unlink(tmpname);
-        host_fail("cannot write %s: %s", path, strerror(e));
-    }
-    printf("wrote %s (machine '%s': andgate sim --machine %s)\n", path, x->name, x->name);
+    machine_write(out->f, h, x);
+    if (ag_outfile_commit(out))
+        host_fail("cannot write %s: %s", out->path, strerror(errno));
+    size_t l = strlen(out->path);
+    int file = strchr(out->path, '/') || (l > 5 && !strcmp(out->path + l - 5, ".json"));
+    printf("wrote %s (machine '%s': andgate sim --machine %s%s)\n", out->path, x->name,
+           named_out && !file ? "./" : "", named_out ? out->path : x->name);
 }
 
 /* The os block: system calls on the first CPU, then the futex ping-pong between the first two CPUs
@@ -324,10 +329,10 @@ int info_measure(const char *out_arg)
     if (sched_getaffinity(0, sizeof saved, &saved))
         host_fail("sched_getaffinity: %s", strerror(errno));
     usable_cpus(&h, t);
-    /* where to write, decided before minutes of work are spent */
-    char path[PATH_MAX];
-    output_path(out_arg, path, sizeof path);
-    machine_name(path, x.name, sizeof x.name);
+    /* where to write, opened before seconds of measuring are spent */
+    struct ag_outfile out;
+    output_open(out_arg, &out);
+    machine_name(out.path, x.name, sizeof x.name);
     read_facts(&h, &x, t);
 
     cpu_set_t one;
@@ -342,7 +347,7 @@ int info_measure(const char *out_arg)
     measure_atomic_facts(&x);
     measure_os_facts(&h, &x);
     sched_setaffinity(0, sizeof saved, &saved);
-    write_file(path, &h, &x);
+    write_file(&out, out_arg != NULL, &h, &x);
 
     for (unsigned k = 0; k < h.nlv; k++)
         if (h.lv[k].key != NULL)
