@@ -224,6 +224,23 @@ static unsigned plan_counts(const struct ag_exp *o, const struct sim_machine *m,
     return nc;
 }
 
+/* --algos hw alone asks for the devices the machine has: a machine with none is a bad command line
+ * (every job would be left out, an empty result with exit 0) */
+static void check_hw_only(const struct ag_exp *o, const struct sim_machine *m)
+{
+    char buf[4096], *items[128], others[1024];
+    snprintf(buf, sizeof buf, "%s", o->algos);
+    unsigned n = ag_spec_split_list(buf, items, 128);
+    for (unsigned i = 0; i < n && i < 128; i++)
+        if (strcmp(items[i], "hw"))
+            return;
+    if (!n || sim_hw_any(m))
+        return;
+    sim_hw_machines(others, sizeof others);
+    ag_usage_error(PROG, "--algos hw: machine %s models no hardware barrier; these do: %s (docs/sim-hw.md)",
+                   m->name, others);
+}
+
 /* --plan: the document's host (the modeled machine; its core-to-core line is one transfer between the
  * hardware threads of participants 0 and 1), then the items. */
 static int plan(const struct ag_exp *o)
@@ -232,6 +249,7 @@ static int plan(const struct ag_exp *o)
     unsigned counts[64];
     load_machine(o, &m);
     check_pin_wait(o, &m);
+    check_hw_only(o, &m);
     check_workload(o, &m, o->algos, counts, plan_counts(o, &m, counts));
     char title[400], err[300];
     snprintf(title, sizeof title, "sim: %s (%s), %u hardware threads", m.name, m.title, m.threads);

@@ -117,6 +117,17 @@ refused bench --algos central --wait 'spin;' --baselines none $bench1
 refused bench --algos none --baselines 'pthread,' $bench1
 refused sim --algos 'central;;dissemination' --threads 2 --episodes 5
 refused sim --algos central --wait 'spin;' --threads 2 --episodes 5
+# sim: --algos hw where the machine models no device; a workload's options without --workload
+refused sim --machine kunpeng920 --algos hw --threads 2 --episodes 5
+grep -q "^andgate sim: --algos hw: machine kunpeng920 models no hardware barrier; these do: harp-broadwell, " \
+  "$tmp/err" && pass=$((pass + 1)) || no "sim --algos hw on kunpeng920: $(cat "$tmp/err")"
+timeout 60 "$A" sim --machine tile64 --algos hw --threads 2 --episodes 5 --quiet --json "$tmp/hw.json" \
+  2> "$tmp/err" && grep -q '"impl":"hw:hw-reflex"' "$tmp/hw.json" && pass=$((pass + 1)) ||
+  no "sim --algos hw on tile64: $(cat "$tmp/err")"
+refused sim --items 5 --algos central --threads 2 --episodes 5
+grep -qx "andgate sim: --items: only with --workload prodcons|phases" "$tmp/err" && pass=$((pass + 1)) ||
+  no "sim --items without --workload: $(cat "$tmp/err")"
+refused sim --cs-ns 100 --algos central --threads 2 --episodes 5
 # bench --mpi: its own options only with it, the other bench's measurement choices not with it
 refused bench --ranks 2
 refused bench --mpi-node rank

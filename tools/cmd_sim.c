@@ -160,6 +160,14 @@ static void write_document(FILE *out, int argc, char **argv, const struct sim_pl
     fprintf(out, ",\"host\":%s,\"results\":[\n%s]}\n", p->head, records ? records : "");
 }
 
+/* --items and --cs-ns size a workload: without --workload nothing reads them (they were ignored silently) */
+static void check_workload_only(const struct ag_exp *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc && !o->workload; i++)
+        if (!strcmp(argv[i], "--items") || !strcmp(argv[i], "--cs-ns"))
+            ag_usage_error(PROG, "%s: only with --workload prodcons|phases", argv[i]);
+}
+
 static int passthrough(const char *worker, char **av)
 {
     int signo, rc = ag_spawn(av, NULL, NULL, &signo);
@@ -178,6 +186,7 @@ int cmd_sim(int argc, char **argv)
         printf("docs/options.md lists every option of bench and sim; docs/sim.md explains the model.\n");
         return 0;
     }
+    check_workload_only(&o, argc, argv);
     static struct sim_plan p;
     struct ag_child c = { 0 };
     if (o.machines) {

@@ -1,5 +1,7 @@
 /* devices.c — the list of sim/hw devices (hw.h): the papers' hardware barriers, one file each.
  * docs/sim-hw.md describes every device: idea, source, cost model, parameters, the paper's figures. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw.h"
@@ -23,4 +25,44 @@ const struct sim_hw *sim_hw_find(const char *name)
         if (!strcmp((*d)->name, name))
             return *d;
     return NULL;
+}
+
+int sim_hw_any(const struct sim_machine *m)
+{
+    unsigned hw[2] = { 0, 0 }, n = m->threads > 1 ? 2 : 1;
+    char err[600];
+    if (sim_place(m, n, "cores", hw, err, sizeof err))
+        return 0;
+    for (const struct sim_hw *const *d = sim_hw_devices; *d; d++) {
+        struct sim_hw_ctx c = { .m = m, .n = n, .hw = hw };
+        if ((*d)->setup(&c, err, sizeof err) == 0) { /* a refused setup has freed what it made */
+            if ((*d)->teardown)
+                (*d)->teardown(&c);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+unsigned sim_hw_machines(char *buf, size_t len)
+{
+    char names[128][64], err[600];
+    unsigned n = sim_machine_names(names, 128), k = 0;
+    size_t used = 0;
+    qsort(names, n, sizeof *names, by_name);
+    buf[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        struct sim_machine m;
+        if (sim_machine_load(names[i], &m, err, sizeof err))
+            continue;
+        if (sim_hw_any(&m) && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", k++ ? ", " : "", names[i]);
+        sim_machine_free(&m);
+    }
+    return k;
 }

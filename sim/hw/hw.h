@@ -44,5 +44,10 @@ struct sim_hw {
 extern const struct sim_hw *const sim_hw_devices[];
 /* The device with this name, or NULL. */
 const struct sim_hw *sim_hw_find(const char *name);
+/* Whether machine m models some device: one sets up for two participants placed one per core (one
+ * participant on a 1-thread machine). */
+int sim_hw_any(const struct sim_machine *m);
+/* The machines on the search path that model some device, ", "-separated into buf. Returns how many. */
+unsigned sim_hw_machines(char *buf, size_t len);
 
 #endif
