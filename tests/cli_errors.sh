@@ -164,6 +164,13 @@ if python3 -m andgate_report "$tmp/fail.json" --validate > "$tmp/v" 2>&1 &&
    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==1 and r[0]['status']=='failed' and r[0]['impl']=='andgate:central' and 'killed' in r[0]['error'], r" "$tmp/fail.json"
 then pass=$((pass + 1)); else no "a failed measurement's document: $(cat "$tmp/v"; head -c 600 "$tmp/fail.json")"; fi
 
+# sim's table gives a failed job's reason as its record does (here a worker killed at --timeout)
+timeout 60 "$A" sim --machine knl7210 --algos central --threads 256 --episodes 500000 --timeout 0.01 \
+  --json "$tmp/killed.json" 2> "$tmp/err"; rc=$?
+why=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][0]['error'])" "$tmp/killed.json")
+[ "$rc" = 1 ] && [ -n "$why" ] && grep -qF "andgate:central" "$tmp/err" && grep -qF "  FAILED: $why" "$tmp/err" &&
+  pass=$((pass + 1)) || no "sim's table for a killed job (record: '$why'): $(cat "$tmp/err")"
+
 # --json - writes the document on stdout (and no file named -)
 (cd "$tmp" && timeout 120 "$A" bench --quick --threads 2 --algos "all,auto" --baselines none --method latency \
   --json - > "$tmp/doc.json" 2> "$tmp/err"); rc=$?

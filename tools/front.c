@@ -44,13 +44,18 @@ static int run_job(const struct front_run *r, const struct ag_job *j, FILE *res,
         return -1;
     fputs(first ? "" : ",\n", res);
     if (!c->out || c->out[0] != '{') {
-        char why[400];
+        char why[400], *rec = NULL;
+        size_t len = 0;
         snprintf(why, sizeof why, "%s", c->error[0] ? c->error : "the worker printed no record");
-        failed_record(res, r, j, why);
-        if (r->done) {
-            fflush(res);
-            r->done(r->ctx, j, NULL);
-        }
+        FILE *m = open_memstream(&rec, &len);
+        if (!m)
+            ag_usage_error(r->prog, "out of memory");
+        failed_record(m, r, j, why);
+        fclose(m);
+        fputs(rec, res);
+        if (r->done) /* the record the document gets, so that the table gives its reason */
+            r->done(r->ctx, j, rec);
+        free(rec);
         return 1;
     }
     c->out[strcspn(c->out, "\n")] = '\0';

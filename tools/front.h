@@ -18,7 +18,8 @@ struct front_run {
     const struct ag_job *jobs;
     unsigned njobs;
     double limit_s;            /* a worker past it is killed (its record: failed) */
-    /* after each record (NULL: a progress line before each job instead, unless o->quiet) */
+    /* after each record, the worker's or the failed one written for it (NULL: a progress line before
+     * each job instead, unless o->quiet) */
     void (*done)(void *ctx, const struct ag_job *j, const char *record);
     void *ctx;
 };
