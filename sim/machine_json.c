@@ -40,6 +40,19 @@ const char *ld_str(struct ld *l, json_t *obj, const char *path, const char *key)
     return v ? json_string_value(v) : NULL;
 }
 
+int ld_level(struct ld *l, json_t *obj, const char *path, const char *key, const char **name, unsigned *units)
+{
+    const char *n = ld_str(l, obj, path, key);
+    if (!n)
+        return -1;
+    int lvl = sim_machine_level(l->m, n);
+    if (lvl < 0)
+        return ld_bad(l, "%s.%s: '%s' is not a topology level", path, key, n);
+    *name = n;
+    *units = sim_machine_unit(l->m, l->m->threads - 1, (unsigned)lvl) + 1;
+    return lvl;
+}
+
 /* A quantity {value, unit, source}: the value, in ns for times. want: "time", "count", "GHz", "bytes",
  * "ratio" or NULL for anything. */
 int ld_quantity(struct ld *l, json_t *q, const char *path, const char *want, double *out)

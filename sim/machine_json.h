@@ -20,6 +20,9 @@ int ld_bad(struct ld *l, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* obj.key of JSON type (-1: any; a whole number passes for a number), or NULL after a refusal. */
 json_t *ld_member(struct ld *l, json_t *obj, const char *path, const char *key, int type);
 const char *ld_str(struct ld *l, json_t *obj, const char *path, const char *key);
+/* obj.key naming a topology level: the level, its name in *name and its number of units in *units; -1
+ * after a refusal. */
+int ld_level(struct ld *l, json_t *obj, const char *path, const char *key, const char **name, unsigned *units);
 /* A quantity {value, unit, source}: the value, in ns for times. want: "time", "count", "GHz", "bytes",
  * "ratio" or NULL for anything. 0, or -1 after a refusal. */
 int ld_quantity(struct ld *l, json_t *q, const char *path, const char *want, double *out);

@@ -67,14 +67,11 @@ static int pair_layers(struct ld *l, json_t *lm, json_t *um, int umlvl)
  * layer ids elsewhere, symmetric (pair_layers resolves the ids). The level, or -1 after a refusal. */
 static int unit_matrix_level(struct ld *l, json_t *um)
 {
-    struct sim_machine *m = l->m;
-    const char *lvn = ld_str(l, um, "$.layer_map.unit_matrix", "level");
-    if (!lvn)
-        return -1;
-    int umlvl = sim_machine_level(m, lvn);
+    const char *lvn;
+    unsigned units;
+    int umlvl = ld_level(l, um, "$.layer_map.unit_matrix", "level", &lvn, &units);
     if (umlvl < 0)
-        return ld_bad(l, "$.layer_map.unit_matrix.level: '%s' is not a topology level", lvn);
-    unsigned units = sim_machine_unit(m, m->threads - 1, (unsigned)umlvl) + 1;
+        return -1;
     json_t *rows = ld_member(l, um, "$.layer_map.unit_matrix", "layers", JSON_ARRAY);
     if (!rows)
         return -1;

@@ -152,14 +152,9 @@ static int load_interconnect(struct ld *l)
     json_t *co = json_object_get(ic, "coordinates");
     if (!noc && !co)
         return 0;
-    const char *at = ld_str(l, ic, "$.interconnect", "attach_level");
-    if (!at)
+    const char *at;
+    if ((m->attach = ld_level(l, ic, "$.interconnect", "attach_level", &at, &m->nattach)) < 0)
         return -1;
-    int a = sim_machine_level(m, at);
-    if (a < 0)
-        return ld_bad(l, "$.interconnect.attach_level: '%s' is not a topology level", at);
-    m->attach = a;
-    m->nattach = sim_machine_unit(m, m->threads - 1, (unsigned)a) + 1;
     json_t *dims = ld_member(l, ic, "$.interconnect", "dims", JSON_ARRAY);
     if (!dims)
         return -1;
