@@ -122,6 +122,22 @@ int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen)
     return rc;
 }
 
+int ag_env_verify(char *msg, size_t msglen)
+{
+    /* ANDGATE_TOPOLOGY and ANDGATE_MEMBARRIER first (ag_config_check would report them under whichever
+     * spec it checks), then each spec variable alone, so that the message can name it */
+    static const char *const specs[] = { "ANDGATE_ALGO", "ANDGATE_WAIT" };
+    int rc = ag_env_check(msg, msglen);
+    for (int i = 0; i < 2 && !rc; i++) {
+        const char *v = getenv(specs[i]);
+        ag_config_t cfg = { .nthreads = 2, .algo = i == 0 ? v : "auto", .wait = i == 1 ? v : "auto" };
+        char why[512];
+        if (v && *v && (rc = ag_config_check(&cfg, why, sizeof why)))
+            snprintf(msg, msglen, "%s='%s': %s", specs[i], v, why);
+    }
+    return rc;
+}
+
 /* Every flag to its initial state: not broken, every participant at the first episode and outside,
  * the algorithm's flags as its reset() puts them, no sleepers. Nobody alive may be inside: a marker
  * left here belongs to a process that died inside (ag_inside_live), and so does a sleeper count it

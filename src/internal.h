@@ -41,6 +41,10 @@ struct ag_spec;
  * ANDGATE_MEMBARRIER): 0, or EINVAL with a message naming the variable. ag_resolve checks them; the
  * shim asks before it makes any barrier. */
 int ag_env_check(char *msg, size_t msglen);
+/* Every ANDGATE_* variable a barrier reads: ag_env_check's, then ANDGATE_ALGO and ANDGATE_WAIT, each
+ * checked alone. 0, or the first one's code with a message that names it (the shim and the CLI say it
+ * before they make any barrier). */
+int ag_env_verify(char *msg, size_t msglen);
 
 /* Check and resolve a configuration: algorithm spec (auto resolved), wait policy, participant shape
  * (free it with ag_shape_free on success). 0, or EINVAL/ENOMEM with a message. */

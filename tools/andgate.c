@@ -1,10 +1,10 @@
 /* andgate — the CLI: list, info, bench, sim (one file per subcommand). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "andgate.h"
 #include "cli.h"
+#include "internal.h"
 #include "opts.h"
 
 static const struct {
@@ -22,23 +22,10 @@ static const struct {
 void cli_check_env(const char *prog)
 {
     /* Without this a bad ANDGATE_TOPOLOGY failed every barrier of a bench ("cannot create the harness
-     * barrier") and went unsaid by info. The library's own check names no variable for a bad spec, so
-     * the two spec variables are probed alone: a config that gives algo and wait reads only the others
-     * (ANDGATE_TOPOLOGY, ANDGATE_MEMBARRIER), whose messages name them. */
-    static const struct {
-        const char *var, *algo, *wait;
-    } probe[] = { { NULL, "central", "spin" },
-                  { "ANDGATE_ALGO", NULL, "spin" },
-                  { "ANDGATE_WAIT", "central", NULL } };
-    for (unsigned i = 0; i < sizeof probe / sizeof *probe; i++) {
-        ag_config_t cfg = { .nthreads = 1, .algo = probe[i].algo, .wait = probe[i].wait };
-        char msg[512];
-        if (ag_config_check(&cfg, msg, sizeof msg) == 0)
-            continue;
-        if (probe[i].var)
-            ag_usage_error(prog, "%s='%s': %s", probe[i].var, getenv(probe[i].var), msg);
+     * barrier") and went unsaid by info. */
+    char msg[512];
+    if (ag_env_verify(msg, sizeof msg))
         ag_usage_error(prog, "%s", msg);
-    }
 }
 
 static int usage(void)

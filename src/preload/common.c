@@ -55,18 +55,9 @@ static void env_read(void)
     int bad = switch_of("ANDGATE_PRELOAD", 1, &env.enabled) | switch_of("ANDGATE_GOMP", 1, &env.gomp) |
               switch_of("ANDGATE_OMP", 1, &env.omp) | switch_of("ANDGATE_OMP_LOOPS", 1, &env.omp_loops) |
               switch_of("ANDGATE_VERBOSE", 0, &env.verbose);
-    /* ANDGATE_TOPOLOGY and ANDGATE_MEMBARRIER first (ag_config_check would report them under the spec it
-     * checks), then the spec strings, one at a time as every barrier the shim makes would read them */
-    static const char *const specs[] = { "ANDGATE_ALGO", "ANDGATE_WAIT" };
-    char msg[256], why[400] = "";
-    if (!bad && env.enabled && ag_env_check(msg, sizeof msg)) /* names the variable */
-        snprintf(why, sizeof why, "%s", msg);
-    for (int i = 0; i < 2 && !bad && !*why && env.enabled; i++) {
-        const char *v = getenv(specs[i]);
-        ag_config_t cfg = { .nthreads = 2, .algo = i == 0 ? v : "auto", .wait = i == 1 ? v : "auto" };
-        if (v && *v && ag_config_check(&cfg, msg, sizeof msg))
-            snprintf(why, sizeof why, "%s='%s': %s", specs[i], v, msg);
-    }
+    char why[400] = "";
+    if (!bad && env.enabled)
+        ag_env_verify(why, sizeof why); /* names the variable */
     if (*why) {
         ag_preload_warn_once("andgate-preload: %s; the shim stays idle (glibc's, libgomp's and libomp's own "
                              "barriers are used)\n", why);
