@@ -143,7 +143,8 @@ AG_API int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
 /* The number of CPUs this process may use: the CPUs it may run on — the union of the affinity mask it
  * was loaded with and its threads' masks now (a program or OpenMP runtime that pins each thread to one
  * CPU is not confined to one), within its cgroup cpuset — capped by the cgroup CPU quota (v2 cpu.max
- * or v1 cfs quota). Read at each call. wait=auto compares nthreads with it. */
+ * or v1 cfs quota, the smallest up the cgroup tree). Worked out at each call, from the cgroup's files as
+ * read at most 100 ms before. wait=auto compares nthreads with it. */
 AG_API unsigned ag_usable_cpus(void);
 
 #ifdef __cplusplus

@@ -94,7 +94,7 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
     /* the process's CPUs, read once for both the wait policy and the placement */
     struct ag_cpu_budget bud;
     cpu_set_t process;
-    ag_cpu_budget(&bud, &process);
+    ag_cpu_budget(&bud, &process, 0);
     ag_wait_resolve(&ws, cfg->nthreads, bud.usable, cfg->cpus != NULL, wp);
 
     if ((rc = ag_shape_build(sh, cfg->nthreads, cfg->cpus, &process, msg, msglen)))

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,6 +65,42 @@ int ag_sysfs_text(const char *path, char *buf, size_t len)
     }
     close(fd);
     buf[n] = '\0';
+    return 0;
+}
+
+int ag_sysfs_lines(const char *path, void (*fn)(char *line, void *arg), void *arg)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[8192];
+    size_t have = 0; /* bytes of buf holding the start of the next line */
+    for (;;) {
+        ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        char *line = buf, *nl;
+        while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+            *nl = '\0';
+            fn(line, arg);
+            line = nl + 1;
+        }
+        have -= (size_t)(line - buf);
+        memmove(buf, line, have);
+        if (have >= sizeof buf / 2) { /* a line longer than half the buffer: cut it there */
+            buf[have] = '\0';
+            fn(buf, arg);
+            have = 0;
+        }
+    }
+    if (have) { /* a last line without a newline */
+        buf[have] = '\0';
+        fn(buf, arg);
+    }
+    close(fd);
     return 0;
 }
 

@@ -17,6 +17,10 @@ int ag_sysfs_text(const char *path, char *buf, size_t len);
 /* Calls fn with the name of every entry of a directory ("." and ".." included); 0 or -1. */
 int ag_sysfs_dir(const char *path, void (*fn)(const char *name, void *arg), void *arg);
 
+/* Calls fn with every line of a file (NUL-terminated, without its newline; fn may modify it), read in
+ * pieces into a stack buffer: lines longer than 4095 bytes are cut there. 0 or -1. */
+int ag_sysfs_lines(const char *path, void (*fn)(char *line, void *arg), void *arg);
+
 /* A file holding a cpu list, parsed as ag_sysfs_cpulist_parse does; the first cpu, or -1. */
 int ag_sysfs_cpulist(const char *path, void (*fn)(int, void *), void *arg);
 

@@ -52,20 +52,33 @@ int ag_topo_env_check(char *msg, size_t msglen);
 const struct ag_cpuinfo *ag_topo_cpu(const struct ag_topo *t, int cpu);
 /* The CPUs in this thread's affinity mask, in increasing order; returns how many (<= max). */
 unsigned ag_affinity_cpus(int *cpus, unsigned max);
-/* The cgroup v2 (or v1) CPU quota as a CPU count rounded up, 0 when unlimited or unknown. */
+/* The CPU limits of the process's cgroups (cgroup.c): the quota in whole CPUs (0: unlimited or unknown),
+ * the effective cpuset, and the online CPUs. fresh: read now; else a copy at most AG_CGROUP_TTL_NS old
+ * (cgroup.c says why). */
+#define AG_CGROUP_TTL_NS 100000000u
+struct ag_cgroup {
+    unsigned quota;
+    int have_cpuset, have_online;
+    cpu_set_t cpuset, online;
+};
+void ag_cgroup_get(struct ag_cgroup *g, int fresh);
+/* The cgroup v2 (or v1) CPU quota as a CPU count rounded up, 0 when unlimited or unknown; read now. */
 unsigned ag_cgroup_cpu_limit(void);
 
 /* How many CPUs the process has, and why (cpus.c, "the CPUs of the process"): the mask at load, the
  * union of its threads' masks now, the cgroup cpuset, the quota; 0 where unknown. */
 struct ag_cpu_budget {
     unsigned at_load;  /* the affinity mask when libandgate was loaded */
-    unsigned threads;  /* the union of every thread's affinity mask now */
+    unsigned threads;  /* the union of every thread's affinity mask now (0: not read) */
     unsigned cpuset;   /* the cgroup's effective cpuset (0: none found) */
     unsigned process;  /* (at_load | threads) & cpuset: what the process may run on */
     unsigned quota;    /* the cgroup CPU quota, rounded up (0: unlimited) */
     unsigned usable;   /* process, capped by quota; >= 1 */
 };
-void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process);
+/* fresh: read everything now, every thread's mask included (andgate info); else as a barrier's init
+ * does: the cgroup's limits from ag_cgroup_get's copy, and the threads' masks only where they could add a
+ * CPU (cpus.c; `threads` is 0 when they were not read). */
+void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process, int fresh);
 /* The CPUs the process may run on, in increasing order; returns how many (<= max). */
 unsigned ag_process_cpus(int *cpus, unsigned max);
 

@@ -2,7 +2,9 @@
  * participant shapes (rank order, groups) built from cfg.cpus. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +63,7 @@ static void pinned_thread_keeps_usable(const int *aff, unsigned naff, unsigned q
     CHECK(sched_getaffinity(0, sizeof all, &all) == 0 && sched_setaffinity(0, sizeof one, &one) == 0, "pin");
     struct ag_cpu_budget b;
     cpu_set_t process;
-    ag_cpu_budget(&b, &process);
+    ag_cpu_budget(&b, &process, 1);
     CHECK(b.threads == 1 && b.at_load == naff, "budget after pinning: threads %u (want 1), at load %u (want %u)",
           b.threads, b.at_load, naff);
     CHECK(ag_usable_cpus() == usable, "usable %u after pinning the calling thread, %u before", ag_usable_cpus(),
@@ -74,6 +76,47 @@ static void pinned_thread_keeps_usable(const int *aff, unsigned naff, unsigned q
           ag_barrier_describe(bar));
     ag_barrier_destroy(bar);
     CHECK(sched_setaffinity(0, sizeof all, &all) == 0, "unpin");
+}
+
+/* A barrier's init reads the threads' masks only where they can add a CPU (cpus.c): what it finds must be
+ * what reading everything finds, and a thread that widened its mask beyond the one the process started
+ * with (the ctest under taskset -c 0) adds its CPUs at once. */
+static atomic_int widened, done;
+
+static void *widen(void *arg)
+{
+    cpu_set_t *all = arg;
+    atomic_store(&widened, sched_setaffinity(0, sizeof *all, all) == 0 ? 1 : -1);
+    while (!atomic_load(&done))
+        sched_yield();
+    return NULL;
+}
+
+static void quick_budget_is_exact(void)
+{
+    struct ag_cpu_budget q, f;
+    cpu_set_t pq, pf, all;
+    ag_cpu_budget(&q, &pq, 0);
+    ag_cpu_budget(&f, &pf, 1);
+    CHECK(q.usable == f.usable && CPU_EQUAL(&pq, &pf), "init's budget: usable %u of %u, read fully %u of %u",
+          q.usable, q.process, f.usable, f.process);
+    CPU_ZERO(&all);
+    const struct ag_topo *t = ag_topo_get();
+    for (unsigned i = 0; i < t->ncpus; i++)
+        CPU_SET(t->cpu[i].cpu, &all);
+    if (f.process >= (unsigned)CPU_COUNT(&all))
+        return; /* nothing to widen to */
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, widen, &all) == 0, "thread");
+    while (!atomic_load(&widened))
+        sched_yield();
+    ag_cpu_budget(&q, &pq, 0);
+    ag_cpu_budget(&f, &pf, 1);
+    CHECK(atomic_load(&widened) == 1 && q.process == f.process && q.process > 1,
+          "a thread widened to %d CPUs: init's budget has %u process CPUs, read fully %u", CPU_COUNT(&all),
+          q.process, f.process);
+    atomic_store(&done, 1);
+    pthread_join(th, NULL);
 }
 
 int main(int argc, char **argv)
@@ -110,6 +153,7 @@ int main(int argc, char **argv)
         CHECK(ag_topo_cpu(t, aff[i]) != NULL, "affinity cpu %d not in the topology", aff[i]);
     if (expect_usable)
         CHECK(u == expect_usable, "usable %u, expected %u (--usable)", u, expect_usable);
+    quick_budget_is_exact();
 
     /* shapes: cfg.cpus orders participants by topology, CPU, then tid */
     struct ag_shape sh;

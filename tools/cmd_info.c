@@ -42,7 +42,7 @@ int cmd_info(int argc, char **argv)
     unsigned naff = ag_affinity_cpus(aff, 1024), quota = ag_cgroup_cpu_limit(), usable = ag_usable_cpus();
     struct ag_cpu_budget bud;
     cpu_set_t process;
-    ag_cpu_budget(&bud, &process);
+    ag_cpu_budget(&bud, &process, 1);
     if (json) {
         printf("{\"source\":\"%s\",\"cache_level\":%d,\"cpus_online\":%u,\"cpus_affinity\":%u,"
                "\"cgroup_cpu_limit\":%u,\"cpus_process\":%u,\"cgroup_cpuset\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"auto_oversubscribed_yield_ns\":%u,"
@@ -64,14 +64,15 @@ int cmd_info(int argc, char **argv)
         printf("%s%d", i ? "," : "", aff[i]);
     printf(")\n");
     if (quota)
-        printf("cgroup cpu.max  : %u cpus\n", quota);
+        printf("cgroup cpu quota: %u cpus\n", quota);
     else
-        printf("cgroup cpu.max  : unlimited\n");
+        printf("cgroup cpu quota: unlimited\n");
     if (bud.cpuset)
         printf("cgroup cpuset   : %u cpus\n", bud.cpuset);
     printf("process cpus    : %u  (the mask at load, %u cpus, with every thread's now, %u, within the cpuset)\n",
            bud.process, bud.at_load, bud.threads);
-    printf("usable cpus     : %u  (process cpus capped by the cgroup quota; read at each barrier init)\n", usable);
+    printf("usable cpus     : %u  (process cpus capped by the cgroup quota; at each barrier init, the cgroup "
+           "files read at most %u ms before)\n", usable, AG_CGROUP_TTL_NS / 1000000u);
     printf("wait=auto       : nthreads <= %u: spin %u ns, then futex; nthreads > %u: sched_yield %u ns, then futex\n",
            usable, AG_AUTO_SPIN_NS, usable, AG_AUTO_YIELD_NS);
     printf("cache group     : L%d\n", t->cache_level);

@@ -1,0 +1,241 @@
+/* cgroup.c — the CPU limits of the process's cgroups: the cpuset it may run on and its CPU quota (topo.h,
+ * struct ag_cgroup; cpus.c turns them into usable CPUs).
+ *
+ * Where the files are. /proc/self/cgroup names the process's cgroup in each hierarchy ("ID:CONTROLLERS:
+ * PATH"; v2's single hierarchy is "0::PATH"); /proc/self/mountinfo says where each hierarchy is mounted and
+ * which of its cgroups the mount shows at its mount point (its "root" field: a container without a cgroup
+ * namespace sees its own cgroup, "/docker/ID", as the mount's top). A controller's directory is the mount
+ * point followed by PATH less that root. A v1 hierarchy with the controller wins over v2's (hybrid systems
+ * mount v2 without controllers). Nothing is assumed of mount points: systemd mounts v1's cpu controller at
+ * /sys/fs/cgroup/cpu,cpuacct, others at /sys/fs/cgroup/cpu — until 2026-11-27 this file read only the
+ * former, and a quota on the latter went unseen (usable CPUs 2 under a 1-CPU quota).
+ *
+ * What is read. The quota: the smallest on the path from the process's cgroup up to the mount's top (the
+ * kernel's CFS bandwidth control is hierarchical: a parent's limit binds its children), v2 cpu.max, v1
+ * cpu.cfs_quota_us over cpu.cfs_period_us, rounded up to whole CPUs. The cpuset: the nearest
+ * cpuset.cpus.effective (v2; a cgroup without the cpuset controller has its parent's) or
+ * cpuset.effective_cpus (v1). The online CPUs too: without a cpuset they bound what a thread can be given.
+ *
+ * How often. These change only when an administrator moves the process or changes a limit, while a program
+ * may make barriers by the thousand (a pthread_barrier_init per phase, under the shim), and the reads cost
+ * 30-100 us of system calls. So a barrier's init takes them from a copy at most AG_CGROUP_TTL_NS old, read
+ * again by whichever init finds it older (under a lock; an init that finds the lock taken, or a child
+ * forked while it was, reads for itself). `andgate info` reads them fresh. Nothing here allocates
+ * (sysfs.c says why). */
+#define _GNU_SOURCE
+#include "topo.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "now.h"
+#include "sysfs.h"
+
+enum { CG_PATH = 512 };
+
+/* One controller's place: the mount point and the process's cgroup below it. */
+struct place {
+    char mnt[CG_PATH], rel[CG_PATH];
+    int v1;    /* from a v1 hierarchy (else v2's) */
+    int found; /* a mount was found for it (else the conventional /sys/fs/cgroup paths) */
+};
+
+struct places {
+    const char *name; /* "cpu" or "cpuset" */
+    struct place p;
+};
+
+/* One line of /proc/self/cgroup for one controller: a v1 hierarchy naming it wins over v2's. */
+static void cgroup_line(char *line, void *arg)
+{
+    struct places *w = arg;
+    char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+    if (!path)
+        return;
+    *path++ = '\0';
+    ctl++;
+    char list[256], want[32];
+    snprintf(list, sizeof list, ",%s,", ctl);
+    snprintf(want, sizeof want, ",%s,", w->name);
+    if (ctl[0] == '\0' && !w->p.v1) { /* v2: "0::/path" */
+        snprintf(w->p.rel, sizeof w->p.rel, "%s", path);
+    } else if (strstr(list, want)) {
+        snprintf(w->p.rel, sizeof w->p.rel, "%s", path);
+        w->p.v1 = 1;
+    }
+}
+
+/* mountinfo escapes blanks and backslashes in paths as octal (\040) */
+static void unescape(char *s)
+{
+    char *d = s;
+    while (*s) {
+        int octal = s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+                    s[3] <= '7';
+        if (octal) {
+            *d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+            s += 4;
+        } else {
+            *d++ = *s++;
+        }
+    }
+    *d = '\0';
+}
+
+static int has_option(const char *opts, const char *name)
+{
+    char list[1024], want[32];
+    snprintf(list, sizeof list, ",%s,", opts);
+    snprintf(want, sizeof want, ",%s,", name);
+    return strstr(list, want) != NULL;
+}
+
+/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE
+ * SOURCE SUPEROPTIONS" (proc(5)). The first mount of the controller's hierarchy whose root holds the
+ * process's cgroup is the place. */
+static void mount_line(char *line, void *arg)
+{
+    struct places *w = arg;
+    char *f[6], *save = NULL, *t = strtok_r(line, " ", &save);
+    int n = 0;
+    for (; t && n < 6; t = strtok_r(NULL, " ", &save))
+        f[n++] = t;
+    while (t && strcmp(t, "-") != 0)
+        t = strtok_r(NULL, " ", &save);
+    char *type = t ? strtok_r(NULL, " ", &save) : NULL, *source = type ? strtok_r(NULL, " ", &save) : NULL;
+    char *super = source ? strtok_r(NULL, " ", &save) : NULL;
+    if (w->p.found || n < 6 || !super)
+        return;
+    int match = w->p.v1 ? !strcmp(type, "cgroup") && has_option(super, w->name) : !strcmp(type, "cgroup2");
+    char *root = f[3], *mnt = f[4];
+    unescape(root);
+    unescape(mnt);
+    size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+    if (!match || strncmp(w->p.rel, root, rl) != 0 || (w->p.rel[rl] != '/' && w->p.rel[rl] != '\0'))
+        return;
+    memmove(w->p.rel, w->p.rel + rl, strlen(w->p.rel + rl) + 1);
+    snprintf(w->p.mnt, sizeof w->p.mnt, "%s", mnt);
+    w->p.found = 1;
+}
+
+static void locate(struct places *w)
+{
+    ag_sysfs_lines("/proc/self/cgroup", cgroup_line, w);
+    ag_sysfs_lines("/proc/self/mountinfo", mount_line, w);
+    if (!w->p.found) /* no mountinfo: the conventional places */
+        snprintf(w->p.mnt, sizeof w->p.mnt, w->p.v1 ? "/sys/fs/cgroup/%s" : "/sys/fs/cgroup", w->name);
+}
+
+/* Drops the last component of a cgroup path: "/a/b" -> "/a" -> "" (the mount's top); 0 at the top. */
+static int up(char *rel)
+{
+    char *slash = strrchr(rel, '/');
+    if (rel[0] == '\0')
+        return 0;
+    if (slash)
+        *slash = '\0';
+    else
+        rel[0] = '\0';
+    return 1;
+}
+
+/* The quota of one cgroup directory in whole CPUs (rounded up); 0 when unlimited or unreadable. */
+static unsigned dir_quota(const struct place *p, const char *rel)
+{
+    char path[2 * CG_PATH + 32];
+    long long quota = -1, period = 0;
+    if (!p->v1) {
+        char text[64], qs[32];
+        snprintf(path, sizeof path, "%s%s/cpu.max", p->mnt, rel);
+        if (ag_sysfs_text(path, text, sizeof text) == 0 && sscanf(text, "%31s %lld", qs, &period) == 2 &&
+            strcmp(qs, "max") != 0)
+            quota = atoll(qs);
+    } else {
+        int qi, pi;
+        snprintf(path, sizeof path, "%s%s/cpu.cfs_quota_us", p->mnt, rel);
+        if (ag_sysfs_int(path, &qi) == 0) {
+            quota = qi;
+            snprintf(path, sizeof path, "%s%s/cpu.cfs_period_us", p->mnt, rel);
+            if (ag_sysfs_int(path, &pi) == 0)
+                period = pi;
+        }
+    }
+    return quota > 0 && period > 0 ? (unsigned)((quota + period - 1) / period) : 0;
+}
+
+static unsigned read_quota(const struct place *p)
+{
+    char rel[CG_PATH];
+    unsigned best = 0;
+    memcpy(rel, p->rel, sizeof rel);
+    do {
+        unsigned n = dir_quota(p, rel);
+        if (n && (!best || n < best))
+            best = n;
+    } while (up(rel));
+    return best;
+}
+
+static void set_cpu(int cpu, void *arg)
+{
+    if (cpu >= 0 && cpu < CPU_SETSIZE)
+        CPU_SET(cpu, (cpu_set_t *)arg);
+}
+
+static int read_cpuset(const struct place *p, cpu_set_t *set)
+{
+    char rel[CG_PATH], path[2 * CG_PATH + 32];
+    memcpy(rel, p->rel, sizeof rel);
+    do {
+        snprintf(path, sizeof path, "%s%s/%s", p->mnt, rel,
+                 p->v1 ? "cpuset.effective_cpus" : "cpuset.cpus.effective");
+        CPU_ZERO(set);
+        if (ag_sysfs_cpulist(path, set_cpu, set) >= 0 && CPU_COUNT(set) > 0)
+            return 1;
+    } while (up(rel));
+    return 0;
+}
+
+static void read_all(struct ag_cgroup *g)
+{
+    struct places cpu = { "cpu", { .found = 0 } }, cpuset = { "cpuset", { .found = 0 } };
+    *g = (struct ag_cgroup){ 0 };
+    locate(&cpu);
+    locate(&cpuset);
+    g->quota = read_quota(&cpu.p);
+    g->have_cpuset = read_cpuset(&cpuset.p, &g->cpuset);
+    CPU_ZERO(&g->online);
+    g->have_online = ag_sysfs_cpulist("/sys/devices/system/cpu/online", set_cpu, &g->online) >= 0;
+}
+
+static struct {
+    pthread_mutex_t lock;
+    int valid;
+    uint64_t at;
+    struct ag_cgroup g;
+} cache = { PTHREAD_MUTEX_INITIALIZER, 0, 0, { 0 } };
+
+void ag_cgroup_get(struct ag_cgroup *g, int fresh)
+{
+    if (pthread_mutex_trylock(&cache.lock) != 0) {
+        read_all(g);
+        return;
+    }
+    uint64_t now = ag_now_ns();
+    if (fresh || !cache.valid || now - cache.at >= AG_CGROUP_TTL_NS) {
+        read_all(&cache.g);
+        cache.at = now;
+        cache.valid = 1;
+    }
+    *g = cache.g;
+    pthread_mutex_unlock(&cache.lock);
+}
+
+unsigned ag_cgroup_cpu_limit(void)
+{
+    struct ag_cgroup g;
+    ag_cgroup_get(&g, 1);
+    return g.quota;
+}
