@@ -7,6 +7,7 @@
  * thread of the whole job gets AG_SERIAL per step. Rank r runs threads_per_rank + r % 2 threads, to show
  * that ranks may differ. MPI is initialized with MPI_THREAD_SERIALIZED, which libandgate-mpi needs. */
 #include <andgate_mpi.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,9 @@ int main(int argc, char **argv)
     ag_config_t cfg = { .algo = "auto", .wait = "auto" }; /* the node-local barrier */
     int err = ag_mpi_barrier_init(&bar, MPI_COMM_WORLD, tpr, &cfg);
     if (err) {
+        char why[256] = "";
+        if (err == EINVAL && ag_mpi_env_check(why, sizeof why)) /* which variable, and what was expected */
+            fprintf(stderr, "rank %d: %s\n", rank, why);
         fprintf(stderr, "rank %d: ag_mpi_barrier_init: %s\n", rank, ag_mpi_strerror(err));
         MPI_Finalize();
         return 1;

@@ -42,10 +42,10 @@ typedef struct ag_mpi_barrier ag_mpi_barrier_t;
  * makes every rank a node of its own (the inter-node path on one machine), ANDGATE_MPI_NODE=shared
  * (default) groups ranks by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
  * Errors: EINVAL (comm == MPI_COMM_NULL, b NULL, threads_per_rank == 0, a bad cfg, spec or environment
- * value, ranks that disagree on the spec or the node mode), AG_MPI_ETHREADS, AG_MPI_ECALL, ENOMEM. An error
- * found on any rank fails the call on every rank (with the largest code) once comm is usable, so no
- * rank is left waiting in a collective; comm == MPI_COMM_NULL returns at once. On failure *b is
- * untouched. */
+ * value (ag_mpi_env_check names it), ranks that disagree on the spec or the node mode), AG_MPI_ETHREADS,
+ * AG_MPI_ECALL, ENOMEM. An error found on any rank fails the call on every rank (with the largest code)
+ * once comm is usable, so no rank is left waiting in a collective; comm == MPI_COMM_NULL returns at
+ * once. On failure *b is untouched. */
 AG_API int ag_mpi_barrier_init(ag_mpi_barrier_t **b, MPI_Comm comm, unsigned threads_per_rank,
                                const ag_config_t *cfg);
 
@@ -83,6 +83,13 @@ AG_API const char *ag_mpi_barrier_describe(const ag_mpi_barrier_t *b);
 
 /* Check an inter-node spec without MPI: 0 or EINVAL with a message saying what was expected. */
 AG_API int ag_mpi_spec_check(const char *spec, char *msg, size_t msglen);
+
+/* Check libandgate-mpi's environment without MPI: $ANDGATE_MPI, then $ANDGATE_MPI_NODE. 0, or EINVAL
+ * with a one-line message naming the first bad variable, its value and what was expected, e.g.
+ * "ANDGATE_MPI_NODE='socket': expected shared or rank" (msg may be NULL when msglen is 0). What init
+ * would refuse in them is refused here; the node barrier's ANDGATE_ALGO, ANDGATE_WAIT, ... are
+ * libandgate's (ag_config_check). */
+AG_API int ag_mpi_env_check(char *msg, size_t msglen);
 
 /* A message for any code returned by this library (never NULL). */
 AG_API const char *ag_mpi_strerror(int err);

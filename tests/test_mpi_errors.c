@@ -32,6 +32,35 @@ static void spec_strings(void)
     CHECK(ag_mpi_spec_check("mpi:inter=ring", NULL, 0) == EINVAL, "no message buffer");
 }
 
+/* ag_mpi_env_check: a bad $ANDGATE_MPI or $ANDGATE_MPI_NODE is named, with its value and what was
+ * expected, on one line (as libandgate's own ANDGATE_* checks say it) */
+static void env_strings(void)
+{
+    static const struct {
+        const char *var, *val, *head;
+    } bad[] = {
+        { "ANDGATE_MPI_NODE", "socket", "ANDGATE_MPI_NODE='socket': expected shared or rank" },
+        { "ANDGATE_MPI", "mpi:inter=tree", "ANDGATE_MPI='mpi:inter=tree': " },
+    };
+    char msg[256] = "x";
+    CHECK(ag_mpi_env_check(msg, sizeof msg) == 0 && !msg[0], "nothing set: '%s'", msg);
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv(bad[i].var, bad[i].val, 1);
+        msg[0] = '\0';
+        int rc = ag_mpi_env_check(msg, sizeof msg);
+        CHECK(rc == EINVAL && strstr(msg, bad[i].head) == msg && strstr(msg, "expected") && !strchr(msg, '\n'),
+              "%s='%s': %d '%s'", bad[i].var, bad[i].val, rc, msg);
+        CHECK(ag_mpi_env_check(NULL, 0) == EINVAL, "%s: no message buffer", bad[i].var);
+        unsetenv(bad[i].var);
+    }
+    const char *good[] = { "shared", "rank", "" };
+    for (unsigned i = 0; i < sizeof good / sizeof *good; i++) {
+        setenv("ANDGATE_MPI_NODE", good[i], 1);
+        CHECK(ag_mpi_env_check(msg, sizeof msg) == 0 && !msg[0], "ANDGATE_MPI_NODE='%s': '%s'", good[i], msg);
+    }
+    unsetenv("ANDGATE_MPI_NODE");
+}
+
 /* init must fail with want on every rank; mine_tpr is this rank's threads_per_rank */
 static void refused(const char *what, unsigned tpr, const ag_config_t *cfg, const char *spec, int want)
 {
@@ -128,6 +157,7 @@ int main(int argc, char **argv)
         CHECK(strstr(ag_mpi_strerror(AG_MPI_ETHREADS), "MPI_THREAD_SERIALIZED") != NULL, "message");
     } else {
         spec_strings();
+        env_strings();
         bad_init();
         bad_calls(node_rank);
         CHECK(strcmp(ag_mpi_strerror(AG_MPI_ECALL), ag_mpi_strerror(EINVAL)) != 0, "messages differ");

@@ -65,7 +65,7 @@ int ag_mpi_node_broken(const struct ag_mpi_barrier *b);
 
 /* spec.c */
 int ag_mpi_spec_parse(const char *s, enum ag_mpi_inter *out, char *msg, size_t msglen);
-int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out);
+int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out, char *msg, size_t msglen);
 const char *ag_mpi_inter_name(enum ag_mpi_inter k);
 
 /* inter.c: the leader's inter-node phase. 0 once every leader has begun this episode's phase;

@@ -33,7 +33,7 @@ static int local_checks(unsigned tpr, const ag_config_t *cfg, const char *spec, 
         return EINVAL;
     if (ag_mpi_spec_parse(spec ? spec : getenv("ANDGATE_MPI"), &b->inter, NULL, 0))
         return EINVAL;
-    if (ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &b->mode))
+    if (ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &b->mode, NULL, 0))
         return EINVAL;
     *ncfg = cfg ? *cfg : (ag_config_t){ 0 };
     ncfg->nthreads = tpr;

@@ -3,6 +3,7 @@
  * and the messages for its return codes. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
@@ -50,8 +51,10 @@ int ag_mpi_spec_check(const char *spec, char *msg, size_t msglen)
     return rc;
 }
 
-/* ANDGATE_MPI_NODE: unset, "" or "shared" groups ranks by shared memory; "rank" makes every rank a node. */
-int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out)
+/* ANDGATE_MPI_NODE: unset, "" or "shared" groups ranks by shared memory; "rank" makes every rank a node.
+ * Anything else: EINVAL, and the message names the variable as libandgate's ANDGATE_TOPOLOGY check does
+ * (msg may be NULL when msglen is 0). */
+int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out, char *msg, size_t msglen)
 {
     if (!s || !*s || !strcmp(s, "shared")) {
         *out = AG_MPI_NODE_SHARED;
@@ -61,7 +64,24 @@ int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out)
         *out = AG_MPI_NODE_RANK;
         return 0;
     }
+    snprintf(msg, msglen, "ANDGATE_MPI_NODE='%s': expected shared or rank", s);
     return EINVAL;
+}
+
+/* libandgate-mpi's own variables, each checked alone so that the message can name it (the node
+ * barrier's ANDGATE_ALGO, ANDGATE_WAIT, ... are libandgate's, checked by ag_config_check). */
+int ag_mpi_env_check(char *msg, size_t msglen)
+{
+    char dummy[1], why[256];
+    if (!msg || !msglen)
+        msg = dummy, msglen = sizeof dummy;
+    msg[0] = '\0';
+    enum ag_mpi_inter inter;
+    enum ag_mpi_node node;
+    const char *spec = getenv("ANDGATE_MPI");
+    if (ag_mpi_spec_parse(spec, &inter, why, sizeof why))
+        return snprintf(msg, msglen, "ANDGATE_MPI='%s': %s", spec, why), EINVAL;
+    return ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &node, msg, msglen);
 }
 
 const char *ag_mpi_strerror(int err)
@@ -75,7 +95,8 @@ const char *ag_mpi_strerror(int err)
     case EINVAL:
         return "invalid argument: MPI_COMM_NULL, threads_per_rank 0, tid out of range, a bad config, "
                "a bad $ANDGATE_MPI spec (expected mpi:inter=dissemination|ibarrier) or $ANDGATE_MPI_NODE "
-               "(expected shared or rank), or ranks that disagree on them";
+               "(expected shared or rank), or ranks that disagree on them; ag_mpi_env_check names a bad "
+               "environment value";
     default:
         return ag_strerror(err);
     }
