@@ -255,8 +255,13 @@ extern void __tsan_release(void *addr) __attribute__((weak));
 
 static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
 {
-    if (b->run.n == 1) /* one participant: complete on arrival */
+    if (b->run.n == 1) { /* one participant: complete on arrival, without marking itself inside */
+        /* but not in the middle of its own split phase: only ag_arrive sets this marker here */
+        uint64_t marker = flag_load(&b->run.fl, ag_at(b->self, 0) + 1);
+        if (marker)
+            return ag_refuse(marker);
         return flag_broken(&b->run.fl) ? AG_EBROKEN : AG_SERIAL;
+    }
     if (b->run.fl.pshared)
         ag_owner_stamp(b, tid); /* before ag_episode sets the marker (owner.c, I1) */
     if (!__tsan_release)

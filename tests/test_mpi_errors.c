@@ -146,6 +146,25 @@ static void bad_calls(int node_rank)
     CHECK(ag_mpi_barrier_destroy(b) == 0, "destroy");
 }
 
+/* A communicator of one rank with one thread (MPI_COMM_SELF): one node, a node barrier of one
+ * participant; the split-phase misuse is refused there as anywhere. */
+static void comm_of_one(void)
+{
+    ag_mpi_barrier_t *b = NULL;
+    int rc = ag_mpi_barrier_init(&b, MPI_COMM_SELF, 1, NULL);
+    CHECK(rc == 0, "MPI_COMM_SELF: %s", ag_mpi_strerror(rc));
+    if (rc)
+        return;
+    ag_token_t tok;
+    CHECK(ag_mpi_barrier_wait(b, 0) == AG_SERIAL, "one thread job-wide: AG_SERIAL");
+    CHECK(ag_mpi_barrier_arrive(b, 0, &tok) == 0, "arrive");
+    CHECK(ag_mpi_barrier_wait(b, 0) == EINVAL, "one thread: a plain wait between arrive and depart");
+    CHECK(ag_mpi_barrier_destroy(b) == EBUSY, "one thread: destroy between arrive and depart");
+    CHECK(ag_mpi_barrier_depart(b, 0, tok, NULL) == AG_SERIAL, "depart");
+    CHECK(strstr(ag_mpi_barrier_describe(b), "step=none") != NULL, "%s", ag_mpi_barrier_describe(b));
+    CHECK(ag_mpi_barrier_destroy(b) == 0, "destroy");
+}
+
 int main(int argc, char **argv)
 {
     int single = argc > 1 && !strcmp(argv[1], "--single"), provided;
@@ -160,6 +179,7 @@ int main(int argc, char **argv)
         env_strings();
         bad_init();
         bad_calls(node_rank);
+        comm_of_one();
         CHECK(strcmp(ag_mpi_strerror(AG_MPI_ECALL), ag_mpi_strerror(EINVAL)) != 0, "messages differ");
         CHECK(strlen(ag_mpi_strerror(ETIMEDOUT)) > 0, "libandgate codes too");
     }

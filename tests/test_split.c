@@ -100,5 +100,15 @@ int main(void)
     CHECK((r0 == AG_SERIAL) + (r1 == AG_SERIAL) == 1 && (r0 == 0 || r1 == 0), "departs %d %d", r0, r1);
     CHECK(ag_barrier_cancel(b) == 0 && ag_barrier_arrive(b, 0, &tok) == AG_EBROKEN, "arrive on a broken barrier");
     CHECK(ag_barrier_reset(b) == 0 && ag_barrier_destroy(b) == 0, "reset, destroy");
+
+    /* the same misuse with one participant, which completes on arrival without waiting */
+    ag_config_t one = { .nthreads = 1 };
+    CHECK(ag_barrier_init(&b, &one) == 0, "init, one participant");
+    CHECK(ag_barrier_arrive(b, 0, &tok) == 0, "one participant: arrive");
+    CHECK(ag_barrier_wait(b, 0) == EINVAL, "one participant: a plain wait between arrive and depart");
+    CHECK(ag_barrier_wait_until(b, 0, NULL) == EINVAL, "one participant: wait_until between arrive and depart");
+    CHECK(ag_barrier_destroy(b) == EBUSY, "one participant: destroy while arrived");
+    CHECK(ag_barrier_depart(b, 0, tok, NULL) == AG_SERIAL, "one participant: depart");
+    CHECK(ag_barrier_wait(b, 0) == AG_SERIAL && ag_barrier_destroy(b) == 0, "one participant: wait, destroy");
     return check_done();
 }
