@@ -66,7 +66,8 @@ AG_API int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg);
  * while that holder is still on its way out. */
 AG_API int ag_barrier_wait(ag_barrier_t *b, unsigned tid);
 
-/* Free the barrier. EBUSY (and nothing freed) while a participant is inside ag_barrier_wait. */
+/* Free the barrier. EBUSY (and nothing freed) while a participant is inside ag_barrier_wait (or between
+ * arrive and depart); for a handle from ag_barrier_attach_shm, while a participant of this process is. */
 AG_API int ag_barrier_destroy(ag_barrier_t *b);
 
 /* ---- robustness: timeouts, cancellation, reset ---- */
@@ -119,7 +120,9 @@ AG_API int ag_barrier_init_shm(void *mem, size_t len, const ag_config_t *cfg);
 /* A handle on a barrier in shared memory, for this process (each process attaches, the initializing
  * one too). The segment is checked first: a wrong magic, version or size, a bad checksum, or a layout
  * that does not follow from its configuration is refused with EINVAL, and nothing outside [mem,
- * mem + len) is ever read or written. ag_barrier_destroy on such a handle detaches this process only.
+ * mem + len) is ever read or written. ag_barrier_destroy on such a handle detaches this process only:
+ * EBUSY while one of this process's participants is inside (its threads run on the handle; where /proc
+ * cannot identify processes, while any participant is), 0 while only other processes' participants are.
  * A participant process that dies leaves the others able to time out (ag_barrier_wait_until) and see
  * AG_EBROKEN; ag_barrier_reset then repairs the barrier for a replacement process. */
 AG_API int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len);

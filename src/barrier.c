@@ -354,9 +354,11 @@ int ag_barrier_destroy(ag_barrier_t *b)
 {
     if (!b)
         return EINVAL;
-    if (b->owns_memory && anyone_inside(b))
+    /* Nobody inside may be left on a freed handle. A private barrier: no participant inside. An attached
+     * process-shared one is only this process's handle (the segment stays, and other processes'
+     * participants go on in it), so none of this process's participants may be inside (owner.c). */
+    if (b->owns_memory ? anyone_inside(b) : ag_inside_here(b) != 0)
         return EBUSY;
-    /* an attached process-shared barrier: only this process's handle goes; the segment stays */
     free(b->state);
     if (b->owns_memory) {
         free(b->sleepers);

@@ -220,3 +220,24 @@ unsigned ag_inside_live(const ag_barrier_t *b)
     }
     return k;
 }
+
+unsigned ag_inside_here(const ag_barrier_t *b)
+{
+    const ag_flags_t *f = &b->run.fl;
+    struct ag_owner self = { 0, 0, 0 };
+    int known = 0;
+    unsigned k = 0;
+    for (unsigned t = 0; t < b->run.n; t++) {
+        uint32_t me = ag_at(b->self, t);
+        if (flag_load(f, me + 1) == 0) /* acquire, as in ag_inside_live: the stamp is the marker's (I1) */
+            continue;
+        if (!known)
+            ag_owner_self(&self), known = 1;
+        struct ag_owner o;
+        read_stamp(f, me, &o);
+        /* an identity /proc cannot give (pid 0 here) tells nobody apart: count it, so that a handle is
+         * never freed under a waiter of its own process */
+        k += !self.pid || (o.pid == self.pid && o.start == self.start && o.ns == self.ns);
+    }
+    return k;
+}

@@ -40,4 +40,9 @@ void ag_owner_stamp(ag_barrier_t *b, unsigned tid);
  * barrier that is not process-shared, ag_inside_count. */
 unsigned ag_inside_live(const ag_barrier_t *b);
 
+/* How many participants of a process-shared barrier are inside (a wait, or between arrive and depart)
+ * for this process: their slots' stamps are this process's. Destroying an attached handle waits for
+ * them (they run on it); where this process cannot be identified (no /proc) every one inside counts. */
+unsigned ag_inside_here(const ag_barrier_t *b);
+
 #endif

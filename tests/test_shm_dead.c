@@ -340,6 +340,72 @@ static void liveness_case(void)
     exit_status(p);
 }
 
+struct waiter {
+    ag_barrier_t *b;
+    int rc;
+};
+
+static void *wait_as_tid0(void *arg)
+{
+    struct waiter *w = arg;
+    struct timespec dl = in_ms(60000);
+    w->rc = ag_barrier_wait_until(w->b, 0, &dl);
+    return NULL;
+}
+
+static int completed(int a, int b)
+{
+    return (a == 0 || a == AG_SERIAL) && (b == 0 || b == AG_SERIAL) && (a == AG_SERIAL) + (b == AG_SERIAL) == 1;
+}
+
+/* Destroying an attached handle detaches this process and frees the handle: EBUSY while a participant
+ * of this process is inside through it (a wait, or between arrive and depart), as for a private
+ * barrier; a participant of another process inside does not keep this process attached. */
+static void detach_case(void)
+{
+    ag_config_t cfg = { .nthreads = 2, .algo = "central", .wait = "block", .flags = AG_PSHARED };
+    size_t len = ag_barrier_shm_size(&cfg);
+    void *seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ag_barrier_t *b, *mate, *other;
+    if (!len || seg == MAP_FAILED || ag_barrier_init_shm(seg, len, &cfg) || ag_barrier_attach_shm(&b, seg, len) ||
+        ag_barrier_attach_shm(&mate, seg, len)) {
+        CHECK(0, "detach: init or attach");
+        return;
+    }
+    struct waiter w = { b, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, wait_as_tid0, &w);
+    CHECK(await_inside(b, 1), "detach: the waiter never got inside");
+    int rc = ag_barrier_destroy(b);
+    CHECK(rc == EBUSY, "detach while this process's participant waits through the handle: %d, want EBUSY", rc);
+    int mine = ag_barrier_wait(mate, 1);
+    pthread_join(th, NULL);
+    CHECK(completed(mine, w.rc), "detach: the episode after the refused detach: %d %d", mine, w.rc);
+    if (rc != EBUSY)
+        return; /* b was freed under its waiter */
+    ag_token_t t0, t1;
+    CHECK(ag_barrier_arrive(b, 0, &t0) == 0 && ag_barrier_destroy(b) == EBUSY, "detach between arrive and depart");
+    CHECK(ag_barrier_arrive(mate, 1, &t1) == 0, "detach: the mate's arrive");
+    rc = ag_barrier_depart(b, 0, t0, NULL);
+    CHECK(completed(rc, ag_barrier_depart(mate, 1, t1, NULL)), "detach: the split episode");
+    CHECK(ag_barrier_destroy(b) == 0, "detach once no participant of this process is inside");
+    pid_t p = fork();
+    if (p == 0) { /* another process waits as tid 0 */
+        struct waiter cw = { NULL, -1 };
+        if (ag_barrier_attach_shm(&cw.b, seg, len))
+            _exit(1);
+        wait_as_tid0(&cw);
+        _exit(cw.rc == 0 || cw.rc == AG_SERIAL ? 0 : 2);
+    }
+    CHECK(await_inside(mate, 1), "detach: the other process never got inside");
+    CHECK(ag_barrier_attach_shm(&other, seg, len) == 0 && ag_barrier_destroy(other) == 0,
+          "detach while only another process's participant is inside");
+    rc = ag_barrier_wait(mate, 1);
+    CHECK(exit_status(p) == 0 && (rc == 0 || rc == AG_SERIAL), "detach: the other process's episode (%d)", rc);
+    CHECK(ag_barrier_destroy(mate) == 0, "detach the mate");
+    munmap(seg, len);
+}
+
 int main(void)
 {
     static const char *const waits[] = { "block", "hybrid:spin_ns=2000,yield_ns=2000", "auto" };
@@ -350,6 +416,7 @@ int main(void)
         printf("note: no usable /proc: the killed-participant cases are skipped\n");
         return check_done();
     }
+    detach_case();
     unsigned k = 0;
     for (unsigned a = 0; a < ag_algo_table.n; a++)
         for (unsigned n = 3; n <= 4; n++)
