@@ -182,6 +182,9 @@ int main(int argc, char **argv)
         comm_of_one();
         CHECK(strcmp(ag_mpi_strerror(AG_MPI_ECALL), ag_mpi_strerror(EINVAL)) != 0, "messages differ");
         CHECK(strlen(ag_mpi_strerror(ETIMEDOUT)) > 0, "libandgate codes too");
+        /* there is no ag_mpi_barrier_reset: a broken barrier is destroyed and made anew (docs/mpi.md) */
+        const char *broken = ag_mpi_strerror(AG_EBROKEN);
+        CHECK(!strstr(broken, "reset it") && strstr(broken, "destroy"), "AG_EBROKEN: '%s'", broken);
     }
     int bad = check_failed, anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

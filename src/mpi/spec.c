@@ -92,6 +92,9 @@ const char *ag_mpi_strerror(int err)
                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE before ag_mpi_barrier_init";
     case AG_MPI_ECALL:
         return "an MPI call failed";
+    case AG_EBROKEN: /* libandgate's message says to reset: this barrier has no reset (docs/mpi.md) */
+        return "barrier broken: a thread of some rank timed out, or an MPI call failed; it stays broken: "
+               "destroy it on every rank and create another";
     case EINVAL:
         return "invalid argument: MPI_COMM_NULL, threads_per_rank 0, tid out of range, a bad config, "
                "a bad $ANDGATE_MPI spec (expected mpi:inter=dissemination|ibarrier) or $ANDGATE_MPI_NODE "
