@@ -254,6 +254,10 @@ int main(int argc, char **argv)
     if (R.rank == R.dead_rank && !R.late && !R.lost)
         sleep(3); /* stays away until the others have given up on it */
     check_mpi_calls(nranks);
+    /* destroyed before the program's next MPI call: what a break left in flight (an abandoned
+     * MPI_Ibarrier that a late rank joins afterwards) must not outlive what it runs on */
+    rc = ag_mpi_barrier_destroy(R.b);
+    CHECK(rc == 0, "ag_mpi_barrier_destroy: %s", ag_mpi_strerror(rc));
 
     /* exactly one AG_SERIAL per completed episode, job-wide */
     unsigned upto = R.dead_rank >= 0 ? (unsigned)R.dead_at : R.episodes;
@@ -269,8 +273,6 @@ int main(int argc, char **argv)
         CHECK(atomic_load(&R.broke_at_dead) == present, "rank %d: %u of %u threads saw the break", R.rank,
               atomic_load(&R.broke_at_dead), present);
 
-    rc = ag_mpi_barrier_destroy(R.b);
-    CHECK(rc == 0, "ag_mpi_barrier_destroy: %s", ag_mpi_strerror(rc));
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     int bad = check_failed, anybad = 0;

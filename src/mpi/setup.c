@@ -225,7 +225,15 @@ static void teardown(struct ag_mpi_barrier *b)
         MPI_Win_unlock_all(b->win);
         MPI_Win_free(&b->win);
     }
-    if (b->leaders != MPI_COMM_NULL)
+    /* An MPI_Ibarrier abandoned at a break (inter.c) may be neither cancelled nor freed, and it can
+     * still progress: a late leader may join it after this one gave up, and Open MPI's progress then
+     * sends on the leaders' communicator. So that communicator is freed only once the request has
+     * completed (one test here); otherwise it is left allocated, a leak in a broken job rather than a
+     * crash in the program's next MPI call. */
+    int stale_done = 1;
+    if (b->stale != MPI_REQUEST_NULL)
+        MPI_Test(&b->stale, &stale_done, MPI_STATUS_IGNORE);
+    if (b->leaders != MPI_COMM_NULL && stale_done)
         MPI_Comm_free(&b->leaders);
     if (b->node != MPI_COMM_NULL)
         MPI_Comm_free(&b->node);
