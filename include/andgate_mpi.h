@@ -14,7 +14,10 @@
  * CLOCK_MONOTONIC absolute deadlines; the library never aborts and never prints. MPI must be
  * initialized with MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE (the MPI calls of an episode are made
  * by whichever thread uses tid 0 on the node's first rank, or, on a node of one rank, by the thread
- * that arrived last; never by two threads at once).
+ * that arrived last; never by two threads at once). Those calls overlap none of the application's in an
+ * episode that completes; a break (a deadline passed) is told to the other ranks at once, so a program
+ * that waits with deadlines while another of its threads may be inside an MPI call, or that calls MPI
+ * right after a failed wait, needs MPI_THREAD_MULTIPLE (docs/mpi.md, "MPI thread level").
  */
 #ifndef ANDGATE_MPI_H
 #define ANDGATE_MPI_H
