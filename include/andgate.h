@@ -127,6 +127,15 @@ AG_API int ag_barrier_init_shm(void *mem, size_t len, const ag_config_t *cfg);
  * AG_EBROKEN; ag_barrier_reset then repairs the barrier for a replacement process. */
 AG_API int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len);
 
+/* Why ag_barrier_attach_shm would refuse [mem, mem + len), without attaching: 0, or EINVAL (ENOMEM) and a
+ * one-line message in msg (NUL-terminated, truncated to msglen; msg may be NULL when msglen is 0): not an
+ * andgate segment, a layout version of another libandgate, a mapping shorter than the segment, a
+ * checksum mismatch (corrupt, or not yet laid out), a layout its configuration does not give. With cfg
+ * (may be NULL) also EINVAL when the segment holds another barrier than cfg describes: another
+ * nthreads, or, where cfg->algo is a spec rather than NULL or "auto", another algorithm or parameter,
+ * e.g. "the segment holds a barrier of 3 participants; expected 4". */
+AG_API int ag_barrier_shm_check(const void *mem, size_t len, const ag_config_t *cfg, char *msg, size_t msglen);
+
 /* Nonzero when the barrier is broken. */
 AG_API int ag_barrier_is_broken(const ag_barrier_t *b);
 

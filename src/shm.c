@@ -8,16 +8,19 @@
  *            inside marker and its owner (the process that entered through it last: owner.c)
  *   sleepers uint32_t[nslots]: futex sleepers per flag (shared futexes)
  *
- * Attaching trusts nothing in the segment: it checks the header's fields and sizes against the mapping
- * length, a 64-bit FNV-1a checksum over everything before the arena (any single changed byte changes
- * it),
- * then recomputes the algorithm's layout from the header's configuration and the validated shape and
- * requires it to equal the stored one, byte for byte. The attached handle uses its own recomputed copy
- * of the state; the arena and sleeper counts are the only shared parts, and they hold values only,
- * never indices or sizes, so nothing in the segment can make the library read or write out of bounds.
+ * Attaching trusts nothing in the segment: it checks the header's identity (magic, layout version,
+ * header size) and size against the mapping length, a 64-bit FNV-1a checksum over everything before the
+ * arena (any single changed byte changes it), the configuration's fields, then recomputes the
+ * algorithm's layout from that configuration and the validated shape and requires it to equal the
+ * stored one, byte for byte (ag_barrier_shm_check runs the same checks and says which one refused). The
+ * attached handle uses its own recomputed copy of the state; the arena and sleeper counts are the only
+ * shared parts, and they hold values only, never indices or sizes, so nothing in the segment can make
+ * the library read or write out of bounds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,13 +235,9 @@ bad:
 }
 
 /* The configuration in a header is one ag_barrier_init_shm could have written. */
-static int header_sane(const struct shm_header *h, size_t len)
+static int config_sane(const struct shm_header *h)
 {
-    if (h->magic != SHM_MAGIC || h->version != SHM_VERSION || h->header_size != sizeof *h)
-        return 0;
-    if (h->nthreads < 1 || h->nthreads > AG_MAX_SHM_THREADS || h->algo >= ag_nalgos)
-        return 0;
-    if (h->wait_kind > AG_W_HYBRID || h->total_size > len || h->total_size < sizeof *h)
+    if (h->nthreads < 1 || h->nthreads > AG_MAX_SHM_THREADS || h->algo >= ag_nalgos || h->wait_kind > AG_W_HYBRID)
         return 0;
     for (int l = 0; l < 3; l++)
         if (h->ngroups[l] < 1 || h->ngroups[l] > h->nthreads)
@@ -265,37 +264,120 @@ static int header_sane(const struct shm_header *h, size_t len)
            want.sleepers_off == h->sleepers_off && want.total_size == h->total_size;
 }
 
-int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len)
+static int refuse(char *msg, size_t msglen, const char *fmt, ...)
 {
-    if (!out || !mem || len < sizeof(struct shm_header) || ((uintptr_t)mem % 64))
-        return EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+    return EINVAL;
+}
+
+/* The header is one that ag_barrier_init_shm of this library wrote into a mapping of len bytes: 0, or
+ * EINVAL and why. Identity and size first; then the checksum over everything before the arena (every
+ * changed byte), read only once the arena offset lies within the mapping; then the configuration,
+ * which a good checksum leaves wrong only in a segment of another build. */
+static int header_check(const unsigned char *m, const struct shm_header *h, size_t len, char *msg, size_t msglen)
+{
+    if (h->magic != SHM_MAGIC)
+        return refuse(msg, msglen, "not an andgate segment (no ANDGATE magic at its start)");
+    if (h->version != SHM_VERSION)
+        return refuse(msg, msglen, "segment layout version %u; this libandgate reads version %u (made by another "
+                      "libandgate)", h->version, SHM_VERSION);
+    if (h->header_size != sizeof *h)
+        return refuse(msg, msglen, "segment header of %u bytes; this libandgate's has %zu (made by another build)",
+                      h->header_size, sizeof *h);
+    if (h->total_size > len)
+        return refuse(msg, msglen, "the segment needs %llu bytes; the mapping has %zu (truncated, or a wrong len)",
+                      (unsigned long long)h->total_size, len);
+    if (h->arena_off < sizeof *h || h->arena_off > h->total_size || checksum_of(m, h) != h->checksum)
+        return refuse(msg, msglen, "checksum mismatch: the segment is corrupt, or ag_barrier_init_shm has not "
+                      "(wholly) laid it out");
+    if (!config_sane(h))
+        return refuse(msg, msglen, "the segment holds a configuration this libandgate cannot have written");
+    return 0;
+}
+
+/* Every check of attach, into p (zeroed first; plan_free it in any case): the header, the shape, and the
+ * layout recomputed from the stored configuration, which must equal the stored one byte for byte. The
+ * handle planned from it is p->b. 0, or EINVAL or ENOMEM and why. */
+static int open_segment(const void *mem, size_t len, struct plan *p, char *msg, size_t msglen)
+{
+    memset(p, 0, sizeof *p);
+    if (!mem || (uintptr_t)mem % 64)
+        return refuse(msg, msglen, mem ? "mem is not 64-byte aligned" : "mem is NULL");
+    if (len < sizeof(struct shm_header))
+        return refuse(msg, msglen, "len %zu is below a segment header (%zu bytes)", len,
+                      sizeof(struct shm_header));
     const unsigned char *m = mem;
-    struct shm_header h;
-    memcpy(&h, m, sizeof h); /* one snapshot: the checks below and the use are of the same values */
-    if (!header_sane(&h, len) || checksum_of(m, &h) != h.checksum)
-        return EINVAL;
-    struct plan p = { .h = h };
-    int rc = shape_from_segment((const uint32_t *)(const void *)(m + h.shape_off), h.nthreads, h.ngroups, &p.sh);
+    const struct shm_header *h = &p->h;
+    memcpy(&p->h, m, sizeof p->h); /* one snapshot: the checks below and the use are of the same values */
+    int rc = header_check(m, h, len, msg, msglen);
     if (rc)
         return rc;
+    if ((rc = shape_from_segment((const uint32_t *)(const void *)(m + h->shape_off), h->nthreads, h->ngroups,
+                                 &p->sh)))
+        return rc == EINVAL ? refuse(msg, msglen, "the participant shape in the segment is not valid") : rc;
     long params[AG_MAXKEYS];
     for (int k = 0; k < AG_MAXKEYS; k++)
-        params[k] = (long)h.params[k];
-    struct ag_waitpol wp = { (int)h.wait_kind, h.wait_ns, h.wait_yield_ns, h.wait_lead_ns };
-    if (!(p.b = ag_handle_alloc(h.nthreads))) {
-        plan_free(&p);
-        return ENOMEM;
-    }
-    rc = ag_plan(p.b, h.nthreads, h.algo, params, &wp, &p.sh, &p.L);
-    /* the stored layout must be the one this configuration gives, byte for byte */
-    if (!rc && (p.L.nslots != h.nslots || p.L.state_size != h.state_size ||
-                memcmp(p.L.state, m + h.state_off, h.state_size) != 0))
-        rc = EINVAL;
-    if (rc) {
-        plan_free(&p);
-        return rc;
-    }
-    *out = place(&p, mem);
-    plan_free(&p);
+        params[k] = (long)h->params[k];
+    struct ag_waitpol wp = { (int)h->wait_kind, h->wait_ns, h->wait_yield_ns, h->wait_lead_ns };
+    if (!(p->b = ag_handle_alloc(h->nthreads)))
+        return snprintf(msg, msglen, "out of memory"), ENOMEM;
+    if ((rc = ag_plan(p->b, h->nthreads, h->algo, params, &wp, &p->sh, &p->L)))
+        return snprintf(msg, msglen, "its layout cannot be planned: %s", ag_strerror(rc)), rc;
+    if (p->L.nslots != h->nslots || p->L.state_size != h->state_size ||
+        memcmp(p->L.state, m + h->state_off, h->state_size) != 0)
+        return refuse(msg, msglen, "the stored layout is not the one its configuration gives");
     return 0;
+}
+
+int ag_barrier_attach_shm(ag_barrier_t **out, void *mem, size_t len)
+{
+    struct plan p;
+    int rc = out ? open_segment(mem, len, &p, NULL, 0) : EINVAL;
+    if (!rc)
+        *out = place(&p, mem);
+    if (out)
+        plan_free(&p);
+    return rc;
+}
+
+/* The segment holds cfg's barrier as far as cfg says: its nthreads, and its algorithm with every
+ * parameter where cfg->algo is a spec (what auto, or an unset cfg->algo, chose depended on the process
+ * that laid it out). */
+static int holds(const struct shm_header *h, const ag_config_t *cfg, char *msg, size_t msglen)
+{
+    if (cfg->nthreads != h->nthreads)
+        return refuse(msg, msglen, "the segment holds a barrier of %u participants; expected %u", h->nthreads,
+                      cfg->nthreads);
+    if (!cfg->algo || !strcmp(cfg->algo, "auto"))
+        return 0;
+    struct ag_spec sp;
+    int rc = ag_spec_parse(&ag_algo_table, cfg->algo, &sp, msg, msglen);
+    if (rc)
+        return rc;
+    long held[AG_MAXKEYS];
+    for (int k = 0; k < AG_MAXKEYS; k++)
+        held[k] = (long)h->params[k];
+    if (sp.index == h->algo && !memcmp(sp.val, held, sizeof held))
+        return 0;
+    char have[128], want[128];
+    ag_kind_format(&ag_algo_table, &ag_algos[h->algo]->k, held, have, sizeof have);
+    ag_kind_format(&ag_algo_table, sp.kind, sp.val, want, sizeof want);
+    return refuse(msg, msglen, "the segment holds %s; expected %s", have, want);
+}
+
+int ag_barrier_shm_check(const void *mem, size_t len, const ag_config_t *cfg, char *msg, size_t msglen)
+{
+    char dummy[1];
+    if (!msg || !msglen)
+        msg = dummy, msglen = sizeof dummy;
+    msg[0] = '\0';
+    struct plan p;
+    int rc = open_segment(mem, len, &p, msg, msglen);
+    if (!rc && cfg)
+        rc = holds(&p.h, cfg, msg, msglen);
+    plan_free(&p);
+    return rc;
 }

@@ -337,6 +337,58 @@ static void corruption_case(const char *algo)
     free(seg);
 }
 
+/* ag_barrier_shm_check refuses what attach refuses, saying why in one line, and a segment that holds
+ * another configuration than the caller's. want: the words the message must hold (NULL: accepted). */
+static void expect_check(const void *seg, size_t len, const ag_config_t *cfg, const char *what, const char *want1,
+                         const char *want2)
+{
+    char msg[256] = "x";
+    int rc = ag_barrier_shm_check(seg, len, cfg, msg, sizeof msg);
+    if (!want1) {
+        CHECK(rc == 0 && !msg[0], "check, %s: %d '%s'", what, rc, msg);
+        return;
+    }
+    CHECK(rc == EINVAL && strstr(msg, want1) && (!want2 || strstr(msg, want2)) && !strchr(msg, '\n'),
+          "check, %s: %d '%s', want '%s' and '%s'", what, rc, msg, want1, want2 ? want2 : "");
+    ag_barrier_t *b;
+    CHECK(cfg || ag_barrier_attach_shm(&b, (void *)seg, len) == EINVAL, "check, %s: attach accepts it", what);
+}
+
+static void check_case(void)
+{
+    ag_config_t cfg = { .nthreads = 3, .algo = "combining:arity=2", .wait = "block", .flags = AG_PSHARED };
+    size_t len = ag_barrier_shm_size(&cfg);
+    unsigned char *seg = aligned_alloc(64, len), *good = malloc(len);
+    CHECK(len && seg && good && ag_barrier_init_shm(seg, len, &cfg) == 0, "check: init");
+    memcpy(good, seg, len);
+    expect_check(seg, len, NULL, "a good segment", NULL, NULL);
+    expect_check(seg, len, &cfg, "its own configuration", NULL, NULL);
+    ag_config_t other = cfg;
+    other.algo = "auto"; /* what the library chooses is not compared */
+    expect_check(seg, len, &other, "auto", NULL, NULL);
+    other = cfg;
+    other.nthreads = 4;
+    expect_check(seg, len, &other, "another nthreads", "3 participants", "expected 4");
+    other = cfg;
+    other.algo = "combining:arity=4";
+    expect_check(seg, len, &other, "another algorithm", "combining:arity=2", "expected combining:arity=4");
+    other.algo = "combining:arity=0";
+    expect_check(seg, len, &other, "a bad expected spec", "arity", "expected");
+    seg[8] ^= 1; /* the layout version, after the magic */
+    expect_check(seg, len, NULL, "another layout version", "version 2", "version 3");
+    memset(seg, 0, len);
+    expect_check(seg, len, NULL, "zeros", "not an andgate segment", NULL);
+    memcpy(seg, good, len);
+    expect_check(seg, len - 1, NULL, "a truncated mapping", "bytes", NULL);
+    seg[40] ^= 0x5a; /* a parameter in the header (magic, version, sizes come first): the checksum */
+    expect_check(seg, len, NULL, "a corrupt segment", "checksum", NULL);
+    expect_check(seg + 1, len - 1, NULL, "misaligned", "aligned", NULL);
+    expect_check(NULL, len, NULL, "NULL", "NULL", NULL);
+    CHECK(ag_barrier_shm_check(seg, len, NULL, NULL, 0) == EINVAL, "check without a message buffer");
+    free(seg);
+    free(good);
+}
+
 int main(int argc, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
@@ -353,6 +405,7 @@ int main(int argc, char **argv)
     }
     processes_case("tune:block=1,rounds=1", "auto", 0, 200);
     processes_case("tune", "hybrid:spin_ns=2000,yield_ns=2000", 0, 200);
+    check_case();
     killed_case("dissemination");
     killed_case("central");
     killed_case("combining");
