@@ -19,9 +19,9 @@
  * How often. These change only when an administrator moves the process or changes a limit, while a program
  * may make barriers by the thousand (a pthread_barrier_init per phase, under the shim), and the reads cost
  * 30-100 us of system calls. So a barrier's init takes them from a copy at most AG_CGROUP_TTL_NS old, read
- * again by whichever init finds it older (under a lock; an init that finds the lock taken, or a child
- * forked while it was, reads for itself). `andgate info` reads them fresh. Nothing here allocates
- * (sysfs.c says why). */
+ * again by whichever init finds it older, under a lock (a child forked while another thread held it gets
+ * it anew). `andgate info` reads them fresh. Nothing here allocates (sysfs.c says why), and a read's
+ * scratch is static, under that lock: a barrier's init may run on a thread with a 16 KiB stack. */
 #define _GNU_SOURCE
 #include "topo.h"
 
@@ -86,7 +86,7 @@ static void unescape(char *s)
 
 static int has_option(const char *opts, const char *name)
 {
-    char list[1024], want[32];
+    char list[512], want[32];
     snprintf(list, sizeof list, ",%s,", opts);
     snprintf(want, sizeof want, ",%s,", name);
     return strstr(list, want) != NULL;
@@ -142,9 +142,12 @@ static int up(char *rel)
 }
 
 /* The quota of one cgroup directory in whole CPUs (rounded up); 0 when unlimited or unreadable. */
+/* The scratch of a read (under the cache's lock, below): its paths would take 2 KiB of a stack that may be
+ * a small thread's. */
+static char path[2 * CG_PATH + 32];
+
 static unsigned dir_quota(const struct place *p, const char *rel)
 {
-    char path[2 * CG_PATH + 32];
     long long quota = -1, period = 0;
     if (!p->v1) {
         char text[64], qs[32];
@@ -186,7 +189,7 @@ static void set_cpu(int cpu, void *arg)
 
 static int read_cpuset(const struct place *p, cpu_set_t *set)
 {
-    char rel[CG_PATH], path[2 * CG_PATH + 32];
+    char rel[CG_PATH];
     memcpy(rel, p->rel, sizeof rel);
     do {
         snprintf(path, sizeof path, "%s%s/%s", p->mnt, rel,
@@ -198,9 +201,12 @@ static int read_cpuset(const struct place *p, cpu_set_t *set)
     return 0;
 }
 
+static struct places cpu, cpuset; /* scratch too */
+
 static void read_all(struct ag_cgroup *g)
 {
-    struct places cpu = { "cpu", { .found = 0 } }, cpuset = { "cpuset", { .found = 0 } };
+    cpu = (struct places){ "cpu", { .found = 0 } };
+    cpuset = (struct places){ "cpuset", { .found = 0 } };
     *g = (struct ag_cgroup){ 0 };
     locate(&cpu);
     locate(&cpuset);
@@ -211,7 +217,7 @@ static void read_all(struct ag_cgroup *g)
 }
 
 static struct {
-    pthread_mutex_t lock;
+    pthread_mutex_t lock; /* the copy and the scratch above */
     int valid;
     uint64_t at;
     struct ag_cgroup g;
@@ -219,10 +225,7 @@ static struct {
 
 void ag_cgroup_get(struct ag_cgroup *g, int fresh)
 {
-    if (pthread_mutex_trylock(&cache.lock) != 0) {
-        read_all(g);
-        return;
-    }
+    pthread_mutex_lock(&cache.lock); /* held for one read at most, every AG_CGROUP_TTL_NS */
     uint64_t now = ag_now_ns();
     if (fresh || !cache.valid || now - cache.at >= AG_CGROUP_TTL_NS) {
         read_all(&cache.g);
@@ -231,6 +234,17 @@ void ag_cgroup_get(struct ag_cgroup *g, int fresh)
     }
     *g = cache.g;
     pthread_mutex_unlock(&cache.lock);
+}
+
+/* A child forked while another thread of its parent held the lock would never get it */
+static void unlock_in_child(void)
+{
+    pthread_mutex_init(&cache.lock, NULL);
+}
+
+__attribute__((constructor)) static void cgroup_at_load(void)
+{
+    pthread_atfork(NULL, NULL, unlock_in_child);
 }
 
 unsigned ag_cgroup_cpu_limit(void)

@@ -73,8 +73,9 @@ int ag_sysfs_lines(const char *path, void (*fn)(char *line, void *arg), void *ar
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    char buf[8192];
+    char buf[1024];
     size_t have = 0; /* bytes of buf holding the start of the next line */
+    int skip = 0;    /* inside a line too long for buf: dropped up to its newline */
     for (;;) {
         ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
         if (r < 0 && errno == EINTR)
@@ -85,18 +86,17 @@ int ag_sysfs_lines(const char *path, void (*fn)(char *line, void *arg), void *ar
         char *line = buf, *nl;
         while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
             *nl = '\0';
-            fn(line, arg);
+            if (!skip)
+                fn(line, arg);
+            skip = 0;
             line = nl + 1;
         }
         have -= (size_t)(line - buf);
         memmove(buf, line, have);
-        if (have >= sizeof buf / 2) { /* a line longer than half the buffer: cut it there */
-            buf[have] = '\0';
-            fn(buf, arg);
-            have = 0;
-        }
+        if (have == sizeof buf - 1) /* no newline in a full buffer */
+            skip = 1, have = 0;
     }
-    if (have) { /* a last line without a newline */
+    if (have && !skip) { /* a last line without a newline */
         buf[have] = '\0';
         fn(buf, arg);
     }
@@ -118,7 +118,7 @@ int ag_sysfs_dir(const char *path, void (*fn)(const char *name, void *arg), void
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    char buf[4096] __attribute__((aligned(8)));
+    char buf[1024] __attribute__((aligned(8)));
     long n;
     while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
         for (long off = 0; off < n;) {
@@ -132,6 +132,36 @@ int ag_sysfs_dir(const char *path, void (*fn)(const char *name, void *arg), void
 
 int ag_sysfs_cpulist(const char *path, void (*fn)(int, void *), void *arg)
 {
-    char buf[4096];
-    return ag_sysfs_text(path, buf, sizeof buf) ? -1 : ag_sysfs_cpulist_parse(buf, fn, arg);
+    /* read in pieces, each parsed up to its last ',' and the rest carried over: a list may be long
+     * ("0,2,4,...", kilobytes on a large machine), a stack buffer stays small */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[256];
+    size_t have = 0;
+    int first = -1, eof = 0;
+    while (!eof) {
+        ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            eof = 1;
+        else
+            have += (size_t)r;
+        size_t cut = have;
+        while (!eof && cut && buf[cut - 1] != ',')
+            cut--;
+        if (!cut && !eof && have == sizeof buf - 1)
+            break; /* 255 bytes without a ',': not a cpu list */
+        char keep = buf[cut];
+        buf[cut] = '\0';
+        int f = ag_sysfs_cpulist_parse(buf, fn, arg);
+        if (first < 0)
+            first = f;
+        buf[cut] = keep;
+        memmove(buf, buf + cut, have - cut);
+        have -= cut;
+    }
+    close(fd);
+    return first;
 }

@@ -1,5 +1,6 @@
-/* sysfs.h — small readers of /sys and /proc files, shared by topo.c and cpus.c (internal). None of them
- * allocates memory (sysfs.c says why). */
+/* sysfs.h — small readers of /sys and /proc files, shared by topo.c, cpus.c and cgroup.c (internal). None
+ * of them allocates memory (sysfs.c says why), and none takes more than about 1 KiB of stack: a barrier's
+ * init may run on a thread made with PTHREAD_STACK_MIN (16 KiB). */
 #ifndef AG_SYSFS_H
 #define AG_SYSFS_H
 
@@ -18,7 +19,7 @@ int ag_sysfs_text(const char *path, char *buf, size_t len);
 int ag_sysfs_dir(const char *path, void (*fn)(const char *name, void *arg), void *arg);
 
 /* Calls fn with every line of a file (NUL-terminated, without its newline; fn may modify it), read in
- * pieces into a stack buffer: lines longer than 4095 bytes are cut there. 0 or -1. */
+ * pieces into a 1 KiB stack buffer: a line longer than 1023 bytes is left out. 0 or -1. */
 int ag_sysfs_lines(const char *path, void (*fn)(char *line, void *arg), void *arg);
 
 /* A file holding a cpu list, parsed as ag_sysfs_cpulist_parse does; the first cpu, or -1. */

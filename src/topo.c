@@ -100,22 +100,23 @@ static void fill_one(int cpu, void *arg)
 static int fill_group(struct ag_topo *t, struct ag_cpuinfo *c, const char *value, const char *list, size_t off,
                       struct fill *f)
 {
-    char p[256], buf[4096];
-    int v = -1, have_list;
+    char p[256], q[256]; /* the list is read twice (its first CPU, then each): no 4 KiB buffer on the stack */
+    int v = -1, lfirst;
     snprintf(p, sizeof p, "%s/cpu/cpu%d/%s", sys_root, c->cpu, list);
-    have_list = ag_sysfs_text(p, buf, sizeof buf) == 0 && ag_sysfs_cpulist_parse(buf, NULL, NULL) >= 0;
+    lfirst = ag_sysfs_cpulist(p, NULL, NULL);
+    int have_list = lfirst >= 0;
     if (value) {
-        snprintf(p, sizeof p, "%s/cpu/cpu%d/%s", sys_root, c->cpu, value);
-        if (ag_sysfs_int(p, &v))
+        snprintf(q, sizeof q, "%s/cpu/cpu%d/%s", sys_root, c->cpu, value);
+        if (ag_sysfs_int(q, &v))
             return -1;
     } else if (have_list) {
-        v = ag_sysfs_cpulist_parse(buf, NULL, NULL);
+        v = lfirst;
     } else {
         return -1;
     }
     *f = (struct fill){ t, off, v, c->core, c->package, 0 };
     if (have_list)
-        ag_sysfs_cpulist_parse(buf, fill_one, f);
+        ag_sysfs_cpulist(p, fill_one, f);
     if (*field(c, off) < 0) /* a list that leaves its own CPU out */
         *field(c, off) = v;
     return have_list ? 0 : 1;
@@ -173,15 +174,15 @@ static int cache_groups(struct ag_topo *t, int level)
 
 static void numa_node(const char *name, void *arg)
 {
-    char *end, p[256], buf[4096];
+    char *end, p[256];
     if (strncmp(name, "node", 4) != 0 || name[4] < '0' || name[4] > '9')
         return;
     long node = strtol(name + 4, &end, 10);
     snprintf(p, sizeof p, "%s/node/%s/cpulist", sys_root, name);
-    if (*end || node > 1 << 20 || ag_sysfs_text(p, buf, sizeof buf))
+    if (*end || node > 1 << 20)
         return;
     struct fill f = { arg, offsetof(struct ag_cpuinfo, numa), (int)node, 0, 0, 0 };
-    ag_sysfs_cpulist_parse(buf, fill_one, &f);
+    ag_sysfs_cpulist(p, fill_one, &f);
 }
 
 static void sysfs_fill(struct ag_topo *t)
