@@ -156,7 +156,8 @@ AG_API int ag_config_check(const ag_config_t *cfg, char *msg, size_t msglen);
  * was loaded with and its threads' masks now (a program or OpenMP runtime that pins each thread to one
  * CPU is not confined to one), within its cgroup cpuset — capped by the cgroup CPU quota (v2 cpu.max
  * or v1 cfs quota, the smallest up the cgroup tree). Worked out at each call, from the cgroup's files as
- * read at most 100 ms before. wait=auto compares nthreads with it. */
+ * read at most 100 ms before. wait=auto compares nthreads with the CPUs before the quota (a quota takes
+ * time, not CPUs: docs/guide.md). */
 AG_API unsigned ag_usable_cpus(void);
 
 #ifdef __cplusplus

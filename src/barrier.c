@@ -95,7 +95,11 @@ int ag_resolve(const ag_config_t *cfg, struct ag_spec *algo, struct ag_waitpol *
     struct ag_cpu_budget bud;
     cpu_set_t process;
     ag_cpu_budget(&bud, &process, 0);
-    ag_wait_resolve(&ws, cfg->nthreads, bud.usable, cfg->cpus != NULL, wp);
+    /* participants outnumber the CPUs the process may run on, not its quota: a quota takes CPU time, not
+     * CPUs, so a waiter that yields finds nobody to yield to, then sleeps where a short spin would have
+     * seen the release (docs/results.md, "thirteenth part": under a 1-CPU quota on 2 CPUs the yielding
+     * policy made 2-thread programs 1.2-3.4x slower than the spinning one) */
+    ag_wait_resolve(&ws, cfg->nthreads, bud.process, cfg->cpus != NULL, wp);
 
     if ((rc = ag_shape_build(sh, cfg->nthreads, cfg->cpus, &process, msg, msglen)))
         return rc;

@@ -118,6 +118,14 @@ unsigned ag_process_cpus(int *cpus, unsigned max)
     return n;
 }
 
+unsigned ag_process_cpu_count(void)
+{
+    struct ag_cpu_budget b;
+    cpu_set_t set;
+    ag_cpu_budget(&b, &set, 0);
+    return b.process ? b.process : 1;
+}
+
 unsigned ag_usable_cpus(void)
 {
     struct ag_cpu_budget b;

@@ -79,6 +79,8 @@ struct ag_cpu_budget {
  * does: the cgroup's limits from ag_cgroup_get's copy, and the threads' masks only where they could add a
  * CPU (cpus.c; `threads` is 0 when they were not read). */
 void ag_cpu_budget(struct ag_cpu_budget *b, cpu_set_t *process, int fresh);
+/* How many CPUs the process may run on (>= 1), before the quota: what wait=auto compares nthreads with. */
+unsigned ag_process_cpu_count(void);
 /* The CPUs the process may run on, in increasing order; returns how many (<= max). */
 unsigned ag_process_cpus(int *cpus, unsigned max);
 

@@ -15,7 +15,7 @@
  *   hybrid:spin_ns=N,yield_ns=M,lead_ns=L
  *                        paused spin for N ns of wall time, then sched_yield polling for M ns, then futex;
  *                        a group leader (flag_wait_lead: hybrid's leaders) first spins L ns more
- *   auto                 hybrid: spin 20 us then block while participants fit the usable CPUs; no spin,
+ *   auto                 hybrid: spin 20 us then block while participants fit the process's CPUs; no spin,
  *                        yield 5 us, then block, leaders spinning 20 us first, when they outnumber them
  *                        (wait.h has the reasons; no leader spin without a known placement)
  * All budgets are wall-clock time, measured with CLOCK_MONOTONIC, never loop iterations.
@@ -46,7 +46,7 @@ static const struct ag_kind wait_kinds[] = {
     [AG_W_YIELD] = { "yield", "sched_yield between polls", "-", NULL },
     [AG_W_BLOCK] = { "block", "futex sleep at once", "-", NULL },
     [AG_W_HYBRID] = { "hybrid", "paused spin for a time budget, then futex sleep", "-", hybrid_keys },
-    [AG_W_AUTO] = { "auto", "hybrid with a budget chosen from usable CPUs against nthreads", "-", NULL },
+    [AG_W_AUTO] = { "auto", "hybrid with a budget chosen from the process's CPUs against nthreads", "-", NULL },
 };
 
 static const struct ag_kind *wait_get(unsigned i) { return &wait_kinds[i]; }
@@ -54,7 +54,7 @@ static const struct ag_kind *wait_get(unsigned i) { return &wait_kinds[i]; }
 const struct ag_table ag_wait_table = { "wait policy", sizeof wait_kinds / sizeof wait_kinds[0], wait_get,
                                         NULL };
 
-void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, int placed,
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned cpus, int placed,
                      struct ag_waitpol *out)
 {
     out->kind = (int)sp->index;
@@ -62,7 +62,7 @@ void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usabl
     out->yield_ns = sp->nkeys > 1 ? (uint64_t)ag_int(sp->val[1]) : 0;
     out->lead_ns = sp->nkeys > 2 ? (uint64_t)ag_int(sp->val[2]) : 0;
     if (out->kind == AG_W_AUTO) {
-        int over = nthreads > usable;
+        int over = nthreads > cpus;
         out->kind = AG_W_HYBRID;
         out->ns = over ? 0 : AG_AUTO_SPIN_NS;
         out->yield_ns = over ? AG_AUTO_YIELD_NS : 0;

@@ -22,14 +22,15 @@ struct ag_waitpol {
     uint64_t ns, yield_ns, lead_ns;
 };
 
-/* "auto" while participants do not outnumber usable CPUs: spin (paused) 20 us, then block. Spinning for
- * about the cost of a futex sleep and wake-up round trip, then blocking, is the classic 2-competitive
- * rule. */
+/* "auto" while participants do not outnumber the CPUs the process may run on: spin (paused) 20 us, then
+ * block. Spinning for about the cost of a futex sleep and wake-up round trip, then blocking, is the
+ * classic 2-competitive rule. */
 #define AG_AUTO_SPIN_NS 20000u
-/* "auto" when participants outnumber usable CPUs: no spinning (it would burn the timeslice a late
- * participant needs), sched_yield polling for 5 us — the CPU goes straight to a runnable participant
- * and a back-to-back barrier usually completes without any futex round trip — then block. Longer
- * yielding (20, 50 us) bought no latency and burned CPU under jitter. Measured in docs/results.md. */
+/* "auto" when participants outnumber those CPUs (a cgroup quota does not count: barrier.c): no spinning
+ * (it would burn the timeslice a late participant needs), sched_yield polling for 5 us — the CPU goes
+ * straight to a runnable participant and a back-to-back barrier usually completes without any futex
+ * round trip — then block. Longer yielding (20, 50 us) bought no latency and burned CPU under jitter.
+ * Measured in docs/results.md. */
 #define AG_AUTO_YIELD_NS 5000u
 /* ... and, in that case, a group leader's spin before it yields (lead_ns): once a leader's CPU-mates have
  * all arrived, the only useful work left on its CPU is its own exchange with the other groups' leaders, and
@@ -46,10 +47,11 @@ struct ag_waitpol {
  * (KMP_USE_YIELD=1). The simulator has one participant per hardware thread and does not model it. */
 #define AG_SPIN_YIELD_EVERY_NS 50000u
 
-/* Resolve a parsed wait spec for nthreads participants on `usable` CPUs (ag_usable_cpus()); placed:
+/* Resolve a parsed wait spec for nthreads participants on `cpus` CPUs (those the process may run on,
+ * ag_process_cpu_count(): a cgroup quota does not count, barrier.c says why); placed:
  * the caller said where the participants run (cfg.cpus), without which auto gives no leader spin (a
  * leader's mates share its CPU only where that is known). */
-void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned usable, int placed,
+void ag_wait_resolve(const struct ag_spec *sp, unsigned nthreads, unsigned cpus, int placed,
                      struct ag_waitpol *out);
 /* "hybrid:spin_ns=20000,yield_ns=0" (",lead_ns=N" when it is not 0); "pause" without a delay, else
  * "pause:delay_ns=N" */

@@ -6,7 +6,7 @@ bin=$1 shim=$2
 ANDGATE_VERBOSE=1 LD_PRELOAD="$shim" "$bin" > /tmp/pp_shim.$$ 2> /tmp/pp_shim_err.$$ || {
   echo "with the shim:"; cat /tmp/pp_shim.$$ /tmp/pp_shim_err.$$; exit 1; }
 grep -q "andgate-preload: pthread_barrier" /tmp/pp_shim_err.$$ || { echo "the shim served no barrier"; exit 1; }
-grep -Eq "^andgate-preload: pthread_barrier .*, count [0-9]+: .* wait=.* \(usable CPUs [0-9]+, topology (sysfs|hwloc)\)$" \
+grep -Eq "^andgate-preload: pthread_barrier .*, count [0-9]+: .* wait=.* \(CPUs [0-9]+, usable CPUs [0-9]+, topology (sysfs|hwloc)\)$" \
   /tmp/pp_shim_err.$$ || { echo "a verbose line lacks the usable CPUs or the topology:"; head -3 /tmp/pp_shim_err.$$; exit 1; }
 grep -q "after destroy: wait returned EINVAL, destroy again EINVAL" /tmp/pp_shim.$$ ||
   { echo "with the shim, a destroyed barrier did not answer EINVAL"; grep "after destroy" /tmp/pp_shim.$$; exit 1; }

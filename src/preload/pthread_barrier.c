@@ -124,8 +124,9 @@ int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr
         return forward_init(b, attr, count);
     }
     if (ag_preload_env()->verbose) /* the arguments cost a budget's reads: only when it prints */
-        ag_preload_verbose("andgate-preload: pthread_barrier %p, count %u: %s (usable CPUs %u, topology %s)\n",
-                           (void *)b, count, ag_barrier_describe(s->ag), ag_usable_cpus(), ag_topo_get()->source);
+        ag_preload_verbose("andgate-preload: pthread_barrier %p, count %u: %s (CPUs %u, usable CPUs %u, "
+                           "topology %s)\n", (void *)b, count, ag_barrier_describe(s->ag), ag_process_cpu_count(),
+                           ag_usable_cpus(), ag_topo_get()->source);
     struct handle *h = handle_of(b);
     h->s = s;
     h->magic = SHIM_MAGIC;

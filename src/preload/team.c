@@ -153,8 +153,9 @@ void ag_team_warm(const char *runtime)
  * (300,000 by default) before its futex, and only 1,000 when its threads outnumber the CPUs — there
  * the library's own oversubscribed policy (yield 5 us, then futex) does better; libomp polls for
  * KMP_BLOCKTIME milliseconds (200 by default; "infinite" never sleeps), spinning while its threads fit
- * the CPUs and yielding at every poll when they do not (its default "throughput" library mode). */
-static const char *runtime_wait(const char *runtime, int oversubscribed, char *buf, size_t len)
+ * the CPUs and yielding at every poll when they do not (its default "throughput" library mode).
+ * quota_bound: the threads have a CPU each but a cgroup quota below their number (make() says why). */
+static const char *runtime_wait(const char *runtime, int oversubscribed, int quota_bound, char *buf, size_t len)
 {
     const char *pol = getenv("OMP_WAIT_POLICY");
     int gomp = !strcmp(runtime, "libgomp");
@@ -162,6 +163,8 @@ static const char *runtime_wait(const char *runtime, int oversubscribed, char *b
         return "block";
     if (pol && !strcasecmp(pol, "active"))
         return oversubscribed ? "yield" : "pause";
+    if (quota_bound) /* the runtimes' spins of milliseconds burn a quota the team needs: the library's own */
+        return "auto";
     if (gomp && oversubscribed) {
         snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
         return buf;
@@ -192,13 +195,21 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     ag_config_t cfg = { .nthreads = n }; /* ANDGATE_ALGO / ANDGATE_WAIT when set */
     char wait[64];
     const char *w = getenv("ANDGATE_WAIT");
-    unsigned usable = ag_usable_cpus();
-    if (!w || !*w) /* threads: those of this team and its enclosing teams, which share the CPUs */
-        cfg.wait = runtime_wait(runtime, threads > usable, wait, sizeof wait);
+    /* threads: those of this team and its enclosing teams, which share the CPUs. More of them than the
+     * process's CPUs: oversubscribed. As many as its CPUs but more than its quota: quota-bound, each has
+     * a CPU (so no yielding: barrier.c) but CPU time is short, and a waiter spinning the runtime's
+     * milliseconds while its partner is throttled burns the quota; wait=auto spins 20 us, then sleeps. */
+    struct ag_cpu_budget bud;
+    cpu_set_t set;
+    ag_cpu_budget(&bud, &set, 0);
+    unsigned cpus = bud.process ? bud.process : 1;
+    if (!w || !*w)
+        cfg.wait = runtime_wait(runtime, threads > cpus, bud.quota && threads > bud.quota && threads <= cpus, wait,
+                                sizeof wait);
     if (ag_barrier_init(&e->bar, &cfg) == 0) {
-        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (usable CPUs %u, threads %lu, "
-                           "topology %s)\n", runtime, n, s->level, ag_barrier_describe(e->bar), usable, threads,
-                           ag_topo_get()->source);
+        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (CPUs %u, usable CPUs %u, threads %lu, "
+                           "topology %s)\n", runtime, n, s->level, ag_barrier_describe(e->bar), cpus, bud.usable,
+                           threads, ag_topo_get()->source);
     } else {
         char msg[256];
         ag_config_check(&cfg, msg, sizeof msg);
