@@ -41,9 +41,11 @@ typedef struct ag_mpi_barrier ag_mpi_barrier_t;
  * rank calls it; threads_per_rank may differ between ranks (the totals are agreed here). cfg (may be
  * NULL) chooses the node-local barrier's algorithm and wait policy; cfg->nthreads must be 0 or
  * threads_per_rank, cfg->cpus NULL, cfg->flags 0 or AG_PSHARED. The inter-node phase is chosen by
- * $ANDGATE_MPI (spec "mpi:inter=dissemination|ibarrier", default dissemination); ANDGATE_MPI_NODE=rank
- * makes every rank a node of its own (the inter-node path on one machine), ANDGATE_MPI_NODE=shared
- * (default) groups ranks by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
+ * $ANDGATE_MPI (spec "mpi:inter=dissemination|ibarrier", default dissemination). $ANDGATE_MPI_NODE
+ * groups ranks into nodes: shared (default) by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED);
+ * shared:ranks=K (K in 1..65536) cuts each of those into consecutive groups of K ranks (the last may be
+ * smaller), e.g. one node per socket's ranks, or several nodes of several ranks on one machine; rank
+ * makes every rank a node of its own.
  * Errors: EINVAL (comm == MPI_COMM_NULL, b NULL, threads_per_rank == 0, a bad cfg, spec or environment
  * value (ag_mpi_env_check names it), ranks that disagree on the spec or the node mode), AG_MPI_ETHREADS,
  * AG_MPI_ECALL, ENOMEM. An error found on any rank fails the call on every rank (with the largest code)
@@ -79,9 +81,11 @@ AG_API int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t t
  * nothing freed, no collective entered) while a thread of this rank is inside a wait. */
 AG_API int ag_mpi_barrier_destroy(ag_mpi_barrier_t *b);
 
-/* "mpi:inter=dissemination nodes=2 node_threads=5 job_threads=10 step=leader node=<the node barrier's
- * describe>"; step=none (one node), leader (a fixed leader per node) or completion (a node of one rank:
- * its last arriver runs the inter-node phase; then "node=central wait=<policy>"). Owned by the barrier. */
+/* "mpi:inter=dissemination grouping=shared:ranks=2 nodes=3 node_ranks=2 node_threads=5 job_threads=10
+ * step=leader node=<the node barrier's describe>": grouping is $ANDGATE_MPI_NODE in canonical form
+ * (shared:ranks=all, shared:ranks=K, rank); node_ranks and step are this rank's node's: step=none (one
+ * node), leader (a node of several ranks: a fixed leader) or completion (a node of one rank: its last
+ * arriver runs the inter-node phase; then "node=central wait=<policy>"). Owned by the barrier. */
 AG_API const char *ag_mpi_barrier_describe(const ag_mpi_barrier_t *b);
 
 /* Check an inter-node spec without MPI: 0 or EINVAL with a message saying what was expected. */
@@ -89,9 +93,9 @@ AG_API int ag_mpi_spec_check(const char *spec, char *msg, size_t msglen);
 
 /* Check libandgate-mpi's environment without MPI: $ANDGATE_MPI, then $ANDGATE_MPI_NODE. 0, or EINVAL
  * with a one-line message naming the first bad variable, its value and what was expected, e.g.
- * "ANDGATE_MPI_NODE='socket': expected shared or rank" (msg may be NULL when msglen is 0). What init
- * would refuse in them is refused here; the node barrier's ANDGATE_ALGO, ANDGATE_WAIT, ... are
- * libandgate's (ag_config_check). */
+ * "ANDGATE_MPI_NODE='shared:ranks=0': shared: bad value '0' for ranks; expected one of all or an integer
+ * in 1..65536" (msg may be NULL when msglen is 0). What init would refuse in them is refused here; the
+ * node barrier's ANDGATE_ALGO, ANDGATE_WAIT, ... are libandgate's (ag_config_check). */
 AG_API int ag_mpi_env_check(char *msg, size_t msglen);
 
 /* A message for any code returned by this library (never NULL). */

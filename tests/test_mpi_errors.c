@@ -4,7 +4,11 @@
  *   test_mpi_errors          arguments, spec strings, environment, tid, deadlines, split-phase misuse
  *   test_mpi_errors --single MPI initialized with MPI_THREAD_SINGLE: init says AG_MPI_ETHREADS
  *   test_mpi_errors --node-rank  the same, with the good barrier's ranks each a node of its own (the
- *                            completion step of src/mpi/complete.c) */
+ *                            completion step of src/mpi/complete.c)
+ *   test_mpi_errors --grouped    the same, with the good barrier's nodes groups of 2 ranks
+ *                            (ANDGATE_MPI_NODE=shared:ranks=2): under mpirun -np 4 or more, nodes of two
+ *                            ranks take the fixed leader (src/mpi/episode.c), an odd last rank the
+ *                            completion step */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +18,7 @@
 #include "andgate_mpi.h"
 #include "check.h"
 
-static int rank;
+static int rank, nranks;
 
 static void spec_strings(void)
 {
@@ -39,7 +43,17 @@ static void env_strings(void)
     static const struct {
         const char *var, *val, *head;
     } bad[] = {
-        { "ANDGATE_MPI_NODE", "socket", "ANDGATE_MPI_NODE='socket': expected shared or rank" },
+        { "ANDGATE_MPI_NODE", "socket", "ANDGATE_MPI_NODE='socket': unknown node grouping 'socket'; expected "
+                                        "one of: shared, rank" },
+        { "ANDGATE_MPI_NODE", "shared:ranks=0", "ANDGATE_MPI_NODE='shared:ranks=0': shared: bad value '0' for "
+                                                "ranks; expected one of all or an integer in 1..65536" },
+        { "ANDGATE_MPI_NODE", "shared:ranks=-2", "ANDGATE_MPI_NODE='shared:ranks=-2': " },
+        { "ANDGATE_MPI_NODE", "shared:ranks=65537", "ANDGATE_MPI_NODE='shared:ranks=65537': " },
+        { "ANDGATE_MPI_NODE", "shared:ranks=two", "ANDGATE_MPI_NODE='shared:ranks=two': " },
+        { "ANDGATE_MPI_NODE", "shared:ranks=", "ANDGATE_MPI_NODE='shared:ranks=': " },
+        { "ANDGATE_MPI_NODE", "shared:group=2", "ANDGATE_MPI_NODE='shared:group=2': " },
+        { "ANDGATE_MPI_NODE", "shared:", "ANDGATE_MPI_NODE='shared:': " },
+        { "ANDGATE_MPI_NODE", "rank:ranks=2", "ANDGATE_MPI_NODE='rank:ranks=2': " },
         { "ANDGATE_MPI", "mpi:inter=tree", "ANDGATE_MPI='mpi:inter=tree': " },
     };
     char msg[256] = "x";
@@ -53,7 +67,7 @@ static void env_strings(void)
         CHECK(ag_mpi_env_check(NULL, 0) == EINVAL, "%s: no message buffer", bad[i].var);
         unsetenv(bad[i].var);
     }
-    const char *good[] = { "shared", "rank", "" };
+    const char *good[] = { "shared", "rank", "", "shared:ranks=1", "shared:ranks=2", "shared:ranks=all" };
     for (unsigned i = 0; i < sizeof good / sizeof *good; i++) {
         setenv("ANDGATE_MPI_NODE", good[i], 1);
         CHECK(ag_mpi_env_check(msg, sizeof msg) == 0 && !msg[0], "ANDGATE_MPI_NODE='%s': '%s'", good[i], msg);
@@ -100,17 +114,31 @@ static void bad_init(void)
     refused("bad $ANDGATE_MPI_NODE", 2, NULL, NULL, EINVAL);
     setenv("ANDGATE_MPI_NODE", rank ? "rank" : "shared", 1);
     refused("ranks disagree on ANDGATE_MPI_NODE", 2, NULL, NULL, EINVAL);
+    setenv("ANDGATE_MPI_NODE", rank ? "shared:ranks=2" : "shared:ranks=1", 1);
+    refused("ranks disagree on ANDGATE_MPI_NODE's ranks=K", 2, NULL, NULL, EINVAL);
+    setenv("ANDGATE_MPI_NODE", rank ? "shared:ranks=2" : "shared", 1);
+    refused("ranks disagree: shared:ranks=K against shared", 2, NULL, NULL, EINVAL);
     unsetenv("ANDGATE_MPI_NODE");
 }
 
+/* The path this rank's episodes take with ANDGATE_MPI_NODE=node (NULL: shared), all ranks on one
+ * machine: ranks 0..K-1 are the first node, K..2K-1 the next, ... (K: 1 for "rank", all for "shared"). */
+static const char *expected_step(const char *node)
+{
+    int k = !node ? nranks : !strcmp(node, "rank") ? 1 : atoi(strchr(node, '=') + 1);
+    int nodes = (nranks + k - 1) / k, first = rank / k * k, mine = nranks - first < k ? nranks - first : k;
+    return nodes == 1 ? "step=none" : mine == 1 ? "step=completion" : "step=leader";
+}
+
 /* A good barrier (one thread per rank): bad tids, NULL, malformed deadlines, split-phase misuse,
- * destroy while inside; none of them breaks it. node_rank: every rank its own node, so the episodes
- * take the completion step (src/mpi/complete.c) instead of one node-barrier episode. */
-static void bad_calls(int node_rank)
+ * destroy while inside; none of them breaks it. node: ANDGATE_MPI_NODE for it (NULL: unset): "rank"
+ * makes every rank its own node, so the episodes take the completion step (src/mpi/complete.c)
+ * instead of one node-barrier episode; "shared:ranks=2" nodes of two ranks, the fixed leader. */
+static void bad_calls(const char *node)
 {
     ag_mpi_barrier_t *b = NULL;
-    if (node_rank)
-        setenv("ANDGATE_MPI_NODE", "rank", 1);
+    if (node)
+        setenv("ANDGATE_MPI_NODE", node, 1);
     int rc = ag_mpi_barrier_init(&b, MPI_COMM_WORLD, 1, NULL);
     unsetenv("ANDGATE_MPI_NODE");
     CHECK(rc == 0, "init: %s", ag_mpi_strerror(rc));
@@ -140,9 +168,13 @@ static void bad_calls(int node_rank)
     MPI_Allreduce(&serial, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     CHECK(total == 2, "AG_SERIAL returns in two episodes: %d", total);
     CHECK(strstr(ag_mpi_barrier_describe(b), "mpi:inter=dissemination") != NULL, "%s", ag_mpi_barrier_describe(b));
-    /* 2 ranks: one node (no inter-node phase), or two nodes of one rank (the completion step) */
-    const char *step = node_rank ? "step=completion" : "step=none";
+    /* one node (no inter-node phase), nodes of one rank (the completion step), or of two (the leader) */
+    const char *step = expected_step(node);
     CHECK(strstr(ag_mpi_barrier_describe(b), step) != NULL, "want %s: %s", step, ag_mpi_barrier_describe(b));
+    char grouping[64]; /* the grouping, in its canonical form */
+    snprintf(grouping, sizeof grouping, " grouping=%s ", !node ? "shared:ranks=all" : node);
+    CHECK(strstr(ag_mpi_barrier_describe(b), grouping) != NULL, "want%s: %s", grouping,
+          ag_mpi_barrier_describe(b));
     CHECK(ag_mpi_barrier_destroy(b) == 0, "destroy");
 }
 
@@ -168,9 +200,14 @@ static void comm_of_one(void)
 int main(int argc, char **argv)
 {
     int single = argc > 1 && !strcmp(argv[1], "--single"), provided;
-    int node_rank = argc > 1 && !strcmp(argv[1], "--node-rank");
+    const char *node = NULL;
+    if (argc > 1 && !strcmp(argv[1], "--node-rank"))
+        node = "rank";
+    if (argc > 1 && !strcmp(argv[1], "--grouped"))
+        node = "shared:ranks=2";
     MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (single) {
         refused("MPI_THREAD_SINGLE", 2, NULL, NULL, AG_MPI_ETHREADS);
         CHECK(strstr(ag_mpi_strerror(AG_MPI_ETHREADS), "MPI_THREAD_SERIALIZED") != NULL, "message");
@@ -178,7 +215,7 @@ int main(int argc, char **argv)
         spec_strings();
         env_strings();
         bad_init();
-        bad_calls(node_rank);
+        bad_calls(node);
         comm_of_one();
         CHECK(strcmp(ag_mpi_strerror(AG_MPI_ECALL), ag_mpi_strerror(EINVAL)) != 0, "messages differ");
         CHECK(strlen(ag_mpi_strerror(ETIMEDOUT)) > 0, "libandgate codes too");

@@ -1,5 +1,5 @@
 /* mpi_internal.h — libandgate-mpi's object and the calls between its files.
- *   spec.c     the inter-node spec string, ANDGATE_MPI_NODE, error messages
+ *   spec.c     the inter-node spec string, the node grouping ANDGATE_MPI_NODE, error messages
  *   setup.c    init and destroy: the agreement between ranks, communicators, the shared window
  *   inter.c    the inter-node phase among node leaders (dissemination or MPI_Ibarrier), polled
  *   episode.c  wait, wait_until, arrive, depart: the node phases around the inter-node phase
@@ -22,12 +22,14 @@ enum ag_mpi_node { AG_MPI_NODE_SHARED = 0, AG_MPI_NODE_RANK = 1 };
 struct ag_mpi_barrier {
     /* fixed at init */
     MPI_Comm comm;           /* dup of the caller's communicator */
-    MPI_Comm node;           /* the ranks of this node (or this rank alone with ANDGATE_MPI_NODE=rank) */
+    MPI_Comm node;           /* the ranks of this node: those that share memory, a group of node_group of
+                              * them (ANDGATE_MPI_NODE=shared:ranks=K), or this rank alone (=rank) */
     MPI_Comm leaders;        /* node-local rank 0 of every node; MPI_COMM_NULL on the other ranks */
     MPI_Win win;             /* the shared window holding the node barrier */
     ag_barrier_t *nb;        /* this process's handle on the node barrier */
     enum ag_mpi_inter inter;
     enum ag_mpi_node mode;
+    int node_group;          /* shared:ranks=K: K; 0: every rank that shares memory (or mode rank) */
     unsigned tpr;            /* threads of this rank */
     unsigned base;           /* node-barrier tid of this rank's tid 0 */
     unsigned node_threads;   /* participants of the node barrier */
@@ -65,7 +67,8 @@ int ag_mpi_node_broken(const struct ag_mpi_barrier *b);
 
 /* spec.c */
 int ag_mpi_spec_parse(const char *s, enum ag_mpi_inter *out, char *msg, size_t msglen);
-int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out, char *msg, size_t msglen);
+int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out, int *ranks, char *msg, size_t msglen);
+int ag_mpi_node_format(enum ag_mpi_node mode, int ranks, char *buf, size_t len);
 const char *ag_mpi_inter_name(enum ag_mpi_inter k);
 
 /* inter.c: the leader's inter-node phase. 0 once every leader has begun this episode's phase;

@@ -33,7 +33,7 @@ static int local_checks(unsigned tpr, const ag_config_t *cfg, const char *spec, 
         return EINVAL;
     if (ag_mpi_spec_parse(spec ? spec : getenv("ANDGATE_MPI"), &b->inter, NULL, 0))
         return EINVAL;
-    if (ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &b->mode, NULL, 0))
+    if (ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &b->mode, &b->node_group, NULL, 0))
         return EINVAL;
     *ncfg = cfg ? *cfg : (ag_config_t){ 0 };
     ncfg->nthreads = tpr;
@@ -41,16 +41,34 @@ static int local_checks(unsigned tpr, const ag_config_t *cfg, const char *spec, 
     return ag_config_check(ncfg, NULL, 0);
 }
 
-/* The largest code of any rank; EINVAL when the ranks disagree on the node mode or the inter spec. */
+/* The largest code of any rank; EINVAL when the ranks disagree on the node grouping (mode and K) or the
+ * inter spec: every value v is reduced as max(v) and max(-v), which are equal and opposite only when
+ * every rank has the same v. */
 static int agree(MPI_Comm comm, int rc, const struct ag_mpi_barrier *b)
 {
-    int mode = (int)b->mode, inter = (int)b->inter;
-    int v[5] = { rc, mode, -mode, inter, -inter }, m[5];
-    if (MPI_Allreduce(v, m, 5, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    int mode = (int)b->mode, inter = (int)b->inter, group = b->node_group;
+    int v[7] = { rc, mode, -mode, inter, -inter, group, -group }, m[7];
+    if (MPI_Allreduce(v, m, 7, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
         return AG_MPI_ECALL;
     if (m[0])
         return m[0];
-    return m[1] != -m[2] || m[3] != -m[4] ? EINVAL : 0;
+    return m[1] != -m[2] || m[3] != -m[4] || m[5] != -m[6] ? EINVAL : 0;
+}
+
+/* ANDGATE_MPI_NODE=shared:ranks=K: the shared-memory node cut into consecutive groups of K of its ranks
+ * (node ranks 0..K-1, K..2K-1, ...; the last group may be smaller). Split from the node, never from
+ * comm, so a group never spans machines and its shared window stays valid. On failure b->node is still
+ * the whole node (teardown frees it). */
+static int cut_node(struct ag_mpi_barrier *b)
+{
+    MPI_Comm group = MPI_COMM_NULL;
+    int r = 0;
+    if (MPI_Comm_rank(b->node, &r) != MPI_SUCCESS ||
+        MPI_Comm_split(b->node, r / b->node_group, r, &group) != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    MPI_Comm_free(&b->node);
+    b->node = group;
+    return 0;
 }
 
 /* comm -> b->comm (private: our tags never meet the application's) -> node -> leaders. */
@@ -64,7 +82,11 @@ static int make_comms(struct ag_mpi_barrier *b, MPI_Comm comm)
     int rc = b->mode == AG_MPI_NODE_RANK
                  ? MPI_Comm_split(b->comm, rank, 0, &b->node)
                  : MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &b->node);
-    if (rc != MPI_SUCCESS || MPI_Comm_rank(b->node, &b->node_rank) != MPI_SUCCESS ||
+    if (rc != MPI_SUCCESS)
+        return AG_MPI_ECALL;
+    if (b->mode == AG_MPI_NODE_SHARED && b->node_group && (rc = cut_node(b)))
+        return rc;
+    if (MPI_Comm_rank(b->node, &b->node_rank) != MPI_SUCCESS ||
         MPI_Comm_size(b->node, &b->node_size) != MPI_SUCCESS)
         return AG_MPI_ECALL;
     if (MPI_Comm_split(b->comm, b->node_rank == 0 ? 0 : MPI_UNDEFINED, rank, &b->leaders) != MPI_SUCCESS)
@@ -241,13 +263,18 @@ static void teardown(struct ag_mpi_barrier *b)
         MPI_Comm_free(&b->comm);
 }
 
-/* "... step=completion node=central wait=<the gate's policy>" on the completion path, "... step=leader
- * node=<NB>" with a fixed leader, "... step=none node=<NB>" with one node (no inter-node phase). */
+/* "mpi:inter=... grouping=<ANDGATE_MPI_NODE, canonical> nodes=N node_ranks=R node_threads=T
+ * job_threads=J", then "step=completion node=central wait=<the gate's policy>" on the completion path,
+ * "step=leader node=<NB>" with a fixed leader, "step=none node=<NB>" with one node (no inter-node
+ * phase). node_ranks and step are this rank's node's: a job may mix the paths. */
 static void describe(struct ag_mpi_barrier *b)
 {
-    int len = snprintf(b->desc, sizeof b->desc, "mpi:inter=%s nodes=%d node_threads=%u job_threads=%lu step=%s ",
-                       ag_mpi_inter_name(b->inter), b->nodes, b->node_threads, b->job_threads,
-                       b->gate ? "completion" : b->nodes > 1 ? "leader" : "none");
+    char grouping[64];
+    ag_mpi_node_format(b->mode, b->node_group, grouping, sizeof grouping);
+    int len = snprintf(b->desc, sizeof b->desc,
+                       "mpi:inter=%s grouping=%s nodes=%d node_ranks=%d node_threads=%u job_threads=%lu step=%s ",
+                       ag_mpi_inter_name(b->inter), grouping, b->nodes, b->node_size, b->node_threads,
+                       b->job_threads, b->gate ? "completion" : b->nodes > 1 ? "leader" : "none");
     if (len < 0 || (size_t)len >= sizeof b->desc)
         return;
     if (!b->gate) {

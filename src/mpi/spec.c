@@ -1,6 +1,6 @@
-/* spec.c — libandgate-mpi's strings: the inter-node spec "mpi:inter=dissemination|ibarrier" (read by
- * the library's one spec parser, src/spec.c, with a table of one kind), the ANDGATE_MPI_NODE switch,
- * and the messages for its return codes. */
+/* spec.c — libandgate-mpi's strings: the inter-node spec "mpi:inter=dissemination|ibarrier" and the
+ * node grouping ANDGATE_MPI_NODE=shared[:ranks=K]|rank (both read by the library's one spec parser,
+ * src/spec.c, each with a table of its own), and the messages for its return codes. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,21 +51,52 @@ int ag_mpi_spec_check(const char *spec, char *msg, size_t msglen)
     return rc;
 }
 
-/* ANDGATE_MPI_NODE: unset, "" or "shared" groups ranks by shared memory; "rank" makes every rank a node.
- * Anything else: EINVAL, and the message names the variable as libandgate's ANDGATE_TOPOLOGY check does
- * (msg may be NULL when msglen is 0). */
-int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out, char *msg, size_t msglen)
+/* in enum ag_mpi_node order; shared's ranks=all is the whole shared-memory node, ranks=K cuts it into
+ * consecutive groups of K ranks (the last may be smaller). K's bound is far above any machine's ranks:
+ * a K at least a node's rank count makes that node one group, as ranks=all does. */
+static const char *const all_word[] = { "all", NULL };
+static const struct ag_key shared_keys[] = {
+    AG_KEY_WORD_OR_INT("ranks", all_word, 1, 65536, "all",
+                       "ranks per node: all that share memory, or consecutive groups of K of them"),
+    { 0 },
+};
+static const struct ag_kind node_kinds[] = {
+    { "shared", "a node: ranks that share memory (MPI_COMM_TYPE_SHARED), or K of them", "", shared_keys },
+    { "rank", "every rank is a node of its own", "", NULL },
+};
+static const struct ag_kind *node_get(unsigned i)
 {
-    if (!s || !*s || !strcmp(s, "shared")) {
-        *out = AG_MPI_NODE_SHARED;
+    return &node_kinds[i];
+}
+static const struct ag_table node_table = { "node grouping", 2, node_get, NULL };
+
+/* ANDGATE_MPI_NODE: unset, "" or "shared" groups ranks by shared memory (*ranks = 0: the whole node);
+ * "shared:ranks=K" in groups of K (*ranks = K); "rank" makes every rank a node. Anything else: EINVAL,
+ * and the message names the variable as libandgate's ANDGATE_TOPOLOGY check does (msg may be NULL when
+ * msglen is 0). */
+int ag_mpi_node_mode(const char *s, enum ag_mpi_node *out, int *ranks, char *msg, size_t msglen)
+{
+    *out = AG_MPI_NODE_SHARED;
+    *ranks = 0;
+    if (!s || !*s)
         return 0;
+    struct ag_spec sp;
+    char why[256];
+    if (ag_spec_parse(&node_table, s, &sp, why, sizeof why)) {
+        snprintf(msg, msglen, "ANDGATE_MPI_NODE='%s': %s", s, why);
+        return EINVAL;
     }
-    if (!strcmp(s, "rank")) {
-        *out = AG_MPI_NODE_RANK;
-        return 0;
-    }
-    snprintf(msg, msglen, "ANDGATE_MPI_NODE='%s': expected shared or rank", s);
-    return EINVAL;
+    *out = (enum ag_mpi_node)sp.index;
+    if (*out == AG_MPI_NODE_SHARED && !ag_is_word(sp.val[0]))
+        *ranks = (int)ag_int(sp.val[0]);
+    return 0;
+}
+
+/* The grouping in the spec's canonical form: "shared:ranks=all", "shared:ranks=2", "rank". */
+int ag_mpi_node_format(enum ag_mpi_node mode, int ranks, char *buf, size_t len)
+{
+    long val[1] = { ranks ? ranks : ag_word_value(0) };
+    return ag_kind_format(&node_table, &node_kinds[mode], val, buf, len);
 }
 
 /* libandgate-mpi's own variables, each checked alone so that the message can name it (the node
@@ -78,10 +109,11 @@ int ag_mpi_env_check(char *msg, size_t msglen)
     msg[0] = '\0';
     enum ag_mpi_inter inter;
     enum ag_mpi_node node;
+    int ranks;
     const char *spec = getenv("ANDGATE_MPI");
     if (ag_mpi_spec_parse(spec, &inter, why, sizeof why))
         return snprintf(msg, msglen, "ANDGATE_MPI='%s': %s", spec, why), EINVAL;
-    return ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &node, msg, msglen);
+    return ag_mpi_node_mode(getenv("ANDGATE_MPI_NODE"), &node, &ranks, msg, msglen);
 }
 
 const char *ag_mpi_strerror(int err)
@@ -98,8 +130,8 @@ const char *ag_mpi_strerror(int err)
     case EINVAL:
         return "invalid argument: MPI_COMM_NULL, threads_per_rank 0, tid out of range, a bad config, "
                "a bad $ANDGATE_MPI spec (expected mpi:inter=dissemination|ibarrier) or $ANDGATE_MPI_NODE "
-               "(expected shared or rank), or ranks that disagree on them; ag_mpi_env_check names a bad "
-               "environment value";
+               "(expected shared, shared:ranks=K or rank), or ranks that disagree on them; "
+               "ag_mpi_env_check names a bad environment value";
     default:
         return ag_strerror(err);
     }
