@@ -3,7 +3,8 @@
 # byte-for-byte bin/cg-gcc's (OMP_NUM_THREADS=1) at the same -i — every trial line, the zeta range and
 # the checksum — at 1, 2, 3 ranks x 1, 2 threads per rank with the fused barrier, and at 2 x 2 with the
 # three-step pattern (-b three-step) and with a node per rank (ANDGATE_MPI_NODE=rank: the library's
-# inter-node path). -i 310 crosses a trial boundary (a new matrix, x gathered for the checksum). Every
+# completion step), and at 4 x 1 with nodes of two ranks (ANDGATE_MPI_NODE=shared:ranks=2: the fixed
+# leader, node phases around the inter-node phase). -i 310 crosses a trial boundary (a new matrix, x gathered for the checksum). Every
 # run must exit 0 and report 155 job-wide barriers per outer iteration plus one per trial (stderr).
 # Usage: app_cg_mpi.sh CG_MPI CG_GCC MPIRUN [MPIRUN_ARGS...]
 set -u
@@ -55,6 +56,7 @@ for np in 1 2 3; do
 done
 one_run three 2 2 -- -b three-step
 one_run node 2 2 ANDGATE_MPI_NODE=rank --
+one_run pairs 4 1 ANDGATE_MPI_NODE=shared:ranks=2 --
 echo "cg-gcc: $(grep '^checksum' "$tmp/ref.out")"
 
 if [ $bad -eq 0 ]; then echo "1 passed, 0 failed"; exit 0; fi

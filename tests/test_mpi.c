@@ -7,7 +7,8 @@
  *   - counts AG_SERIAL per episode; at the end MPI_Allreduce sums them: exactly 1 per episode.
  * arrived and data live in an MPI shared window over MPI_COMM_TYPE_SHARED, so the test needs all ranks
  * on one machine (it says so and fails otherwise); ANDGATE_MPI_NODE=rank makes them separate "nodes" for
- * the library all the same.
+ * the library all the same, ANDGATE_MPI_NODE=shared:ranks=K nodes of K ranks (then the fixed leader's
+ * node must say step=leader, and only its leader thread may have called MPI).
  * Options: --threads a,b,c  threads of rank r: the list's entry r mod its length (ranks differ)
  *          --episodes N     --delay (random delays before arriving)   --split (arrive/work/depart)
  *          --dead R:K       rank R stops arriving at episode K (a rank that dies, simulated: it sleeps,
@@ -211,11 +212,34 @@ static void check_placement(int nranks)
           "ranks bound to a CPU each, %lu threads on %d CPUs: %s", R.J, nranks, ag_mpi_barrier_describe(R.b));
 }
 
+/* ANDGATE_MPI_NODE=shared:ranks=K, all ranks on one machine: nodes of K consecutive ranks (the last may
+ * be smaller). With several nodes, one of several ranks takes the fixed leader (src/mpi/episode.c):
+ * only tid 0 of its first rank calls MPI during the episodes, in every episode; a node of one rank the
+ * completion step. */
+static void check_groups(int nranks, int k)
+{
+    int first = R.rank / k * k, size = nranks - first < k ? nranks - first : k;
+    const char *step = nranks <= k ? "step=none" : size > 1 ? "step=leader" : "step=completion";
+    CHECK(strstr(ag_mpi_barrier_describe(R.b), step) != NULL, "rank %d, nodes of %d ranks: want %s: %s", R.rank, k,
+          step, ag_mpi_barrier_describe(R.b));
+    if (nranks <= k || size == 1)
+        return;
+    for (unsigned t = 0; t < R.tpr; t++) {
+        int leader = R.rank == first && t == 0;
+        CHECK(leader ? mpi_watch_calls(t) > 0 : mpi_watch_calls(t) == 0,
+              "rank %d thread %u (node rank %d): %lu MPI calls; only the node's leader makes them", R.rank, t,
+              R.rank - first, mpi_watch_calls(t));
+    }
+}
+
 /* Who called MPI during the episodes (tests/mpi_watch.c). */
 static void check_mpi_calls(int nranks)
 {
     const char *node = getenv("ANDGATE_MPI_NODE");
+    int k = 0;
     CHECK(mpi_watch_overlaps() == 0, "rank %d: %lu MPI calls overlapped another", R.rank, mpi_watch_overlaps());
+    if (node && sscanf(node, "shared:ranks=%d", &k) == 1 && k > 0)
+        check_groups(nranks, k);
     if (!R.rotate || nranks < 2 || !node || strcmp(node, "rank"))
         return;
     CHECK(strstr(ag_mpi_barrier_describe(R.b), "step=completion") != NULL, "a node per rank: %s",
