@@ -60,7 +60,9 @@ AG_API int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **b, MPI_Comm comm, unsigne
 
 /* Thread tid (0..threads_per_rank-1 of this rank, distinct within an episode) waits until every thread
  * of every rank arrived. AG_SERIAL to exactly one thread of the whole job per episode, 0 to the others,
- * EINVAL for a NULL barrier or tid out of range, AG_EBROKEN once the barrier is broken. */
+ * EINVAL for a NULL barrier or tid out of range (or between tid's arrive and depart), AG_EBROKEN once the
+ * barrier is broken, EBUSY — at once, nothing broken — while another call through tid is inside (of two
+ * at once exactly one is refused; as andgate.h's). */
 AG_API int ag_mpi_barrier_wait(ag_mpi_barrier_t *b, unsigned tid);
 
 /* With an absolute CLOCK_MONOTONIC deadline (NULL: none). The thread past its deadline gets ETIMEDOUT

@@ -1,7 +1,9 @@
-/* test_mpi_errors.c — libandgate-mpi's bad arguments, run under mpirun with 2 ranks: each is refused
- * with a clear code (and, for spec strings, a message saying what was expected), on every rank when
- * only one rank is wrong, and the refused calls leave nothing behind (a good barrier works afterwards).
- *   test_mpi_errors          arguments, spec strings, environment, tid, deadlines, split-phase misuse
+/* test_mpi_errors.c — libandgate-mpi's bad arguments, run under mpirun (2 ranks; --grouped 5): each is
+ * refused with a clear code (and, for spec strings, a message saying what was expected), on every rank
+ * when only one rank is wrong, and the refused calls leave nothing behind (a good barrier works
+ * afterwards).
+ *   test_mpi_errors          arguments, spec strings, environment, tid, deadlines, split-phase misuse,
+ *                            two threads that use one tid at once
  *   test_mpi_errors --single MPI initialized with MPI_THREAD_SINGLE: init says AG_MPI_ETHREADS
  *   test_mpi_errors --node-rank  the same, with the good barrier's ranks each a node of its own (the
  *                            completion step of src/mpi/complete.c)
@@ -11,9 +13,12 @@
  *                            completion step */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "andgate_mpi.h"
 #include "check.h"
@@ -178,6 +183,136 @@ static void bad_calls(const char *node)
     CHECK(ag_mpi_barrier_destroy(b) == 0, "destroy");
 }
 
+/* Two threads of a rank use tid 0 at once (misuse: tids are distinct within an episode). As in
+ * libandgate (ag_refuse, docs/guide.md "Participants"), a call through a tid that another call is
+ * inside is refused with EBUSY and touches nothing: the other call completes the episode, nothing breaks
+ * on any rank, one AG_SERIAL job-wide, and the next episode works. Threads per rank: A through tid 0, B
+ * through tid 0 too (the second caller), C through tid 1. Three episodes:
+ *   now    on every rank A and B start together; C arrives only once every rank's refusal has
+ *          happened (a counter in a shared window: all ranks are on this machine), so the episode is
+ *          open while they race and the refused call cannot come after the other's end;
+ *   later  (several nodes) on node 0 A and C arrive, and B calls 100 ms after A: node 0 has then, most
+ *          likely, closed its node phase and its leader is in the inter-node phase, since the other
+ *          ranks arrive only after B's refusal (between the fixed leader's node phases NB's own marker
+ *          is clear, and the completion step's gate has none);
+ *   plain  A and C.
+ * After each episode C checks that every rank's C had arrived at it (no thread left early). */
+static struct {
+    ag_mpi_barrier_t *b;
+    _Atomic int *refused, *arrived; /* in a shared window: racers refused, C's arrivals, job-wide */
+    pthread_barrier_t go;
+    int with_b, b_ms, hold_a, hold_c; /* this episode's plan on this rank: B runs, its delay, holds */
+    int rc[3], seen;                  /* per thread its return code; C's count of arrivals after */
+} race;
+
+/* Wait (bounded, only against a hang) until n racers have been refused job-wide. */
+static void hold(int n)
+{
+    for (int ms = 0; ms < 60000 && atomic_load(race.refused) < n; ms++)
+        usleep(1000);
+}
+
+static void *racer(void *arg)
+{
+    unsigned i = (unsigned)(size_t)arg; /* 0 A, 1 B, 2 C */
+    if (i < 2 && race.with_b)
+        pthread_barrier_wait(&race.go);
+    if (i == 1)
+        usleep(1000 * (unsigned)race.b_ms);
+    hold(i == 0 ? race.hold_a : i == 2 ? race.hold_c : 0);
+    if (i == 2)
+        atomic_fetch_add(race.arrived, 1);
+    struct timespec dl = in_ms(60000); /* only against a hang: nothing here waits that long */
+    race.rc[i] = ag_mpi_barrier_wait_until(race.b, i == 2, &dl);
+    if (race.rc[i] == EBUSY)
+        atomic_fetch_add(race.refused, 1);
+    if (i == 2)
+        race.seen = atomic_load(race.arrived);
+    return NULL;
+}
+
+/* One episode as planned in race; returns how many AG_SERIAL this rank got. */
+static int race_episode(void)
+{
+    pthread_t th[3];
+    race.rc[0] = race.rc[1] = race.rc[2] = -100;
+    pthread_barrier_init(&race.go, NULL, 2);
+    for (unsigned i = 0; i < 3; i++)
+        if (i != 1 || race.with_b)
+            pthread_create(&th[i], NULL, racer, (void *)(size_t)i);
+    for (unsigned i = 0; i < 3; i++)
+        if (i != 1 || race.with_b)
+            pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&race.go);
+    return (race.rc[0] == AG_SERIAL) + (race.rc[1] == AG_SERIAL) + (race.rc[2] == AG_SERIAL);
+}
+
+static int ok(int rc)
+{
+    return rc == 0 || rc == AG_SERIAL;
+}
+
+/* The three episodes on a barrier of 2 threads per rank; k: ranks per node (0: one node). */
+static void race_episodes(int k)
+{
+    int serial[3], total[3], n = 0, late = k && nranks > k, in0 = rank < k;
+    race.with_b = 1, race.b_ms = 0, race.hold_a = 0, race.hold_c = nranks;
+    serial[n++] = race_episode();
+    int won = race.rc[race.rc[0] == EBUSY];
+    CHECK((race.rc[0] == EBUSY) + (race.rc[1] == EBUSY) == 1 && ok(won) && ok(race.rc[2]),
+          "rank %d, A and B at once: A %d, B %d, C %d; want one EBUSY (%s)", rank, race.rc[0], race.rc[1],
+          race.rc[2], ag_mpi_barrier_describe(race.b));
+    CHECK(race.seen >= nranks, "rank %d, A and B at once: C left after %d arrivals", rank, race.seen);
+    if (late) {
+        race.with_b = in0, race.b_ms = 100, race.hold_c = race.hold_a = in0 ? 0 : nranks + k;
+        serial[n++] = race_episode();
+        CHECK(ok(race.rc[0]) && ok(race.rc[2]) && (!in0 || race.rc[1] == EBUSY),
+              "rank %d, B later on node 0: A %d, B %d, C %d", rank, race.rc[0], race.rc[1], race.rc[2]);
+        CHECK(race.seen >= 2 * nranks, "rank %d, B later on node 0: C left after %d arrivals", rank, race.seen);
+    }
+    race.with_b = race.hold_a = race.hold_c = 0;
+    serial[n++] = race_episode();
+    CHECK(ok(race.rc[0]) && ok(race.rc[2]) && race.seen >= n * nranks, "rank %d, after: A %d, C %d, %d arrivals",
+          rank, race.rc[0], race.rc[2], race.seen);
+    MPI_Allreduce(serial, total, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int e = 0; e < n; e++)
+        CHECK(total[e] == 1, "episode %d of the race: %d AG_SERIAL job-wide", e, total[e]);
+}
+
+static void tid_race(const char *node)
+{
+    MPI_Comm shm;
+    MPI_Win win;
+    MPI_Aint size;
+    int disp, local;
+    void *base;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    MPI_Comm_size(shm, &local);
+    CHECK(local == nranks, "the test needs every rank on one machine");
+    MPI_Win_allocate_shared(rank == 0 ? 2 * (MPI_Aint)sizeof(int) : 0, 1, MPI_INFO_NULL, shm, &base, &win);
+    MPI_Win_shared_query(win, 0, &size, &disp, &base);
+    race.refused = base;
+    race.arrived = (_Atomic int *)base + 1;
+    if (rank == 0)
+        atomic_store(race.refused, 0), atomic_store(race.arrived, 0);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Win_sync(win);
+    MPI_Barrier(shm);
+    MPI_Win_sync(win);
+    if (node)
+        setenv("ANDGATE_MPI_NODE", node, 1);
+    int rc = ag_mpi_barrier_init(&race.b, MPI_COMM_WORLD, 2, NULL);
+    unsetenv("ANDGATE_MPI_NODE");
+    CHECK(rc == 0, "init: %s", ag_mpi_strerror(rc));
+    if (!rc) {
+        race_episodes(!node ? 0 : !strcmp(node, "rank") ? 1 : atoi(strchr(node, '=') + 1));
+        CHECK(ag_mpi_barrier_destroy(race.b) == 0, "destroy after the race");
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&shm);
+}
+
 /* A communicator of one rank with one thread (MPI_COMM_SELF): one node, a node barrier of one
  * participant; the split-phase misuse is refused there as anywhere. */
 static void comm_of_one(void)
@@ -216,6 +351,7 @@ int main(int argc, char **argv)
         env_strings();
         bad_init();
         bad_calls(node);
+        tid_race(node);
         comm_of_one();
         CHECK(strcmp(ag_mpi_strerror(AG_MPI_ECALL), ag_mpi_strerror(EINVAL)) != 0, "messages differ");
         CHECK(strlen(ag_mpi_strerror(ETIMEDOUT)) > 0, "libandgate codes too");

@@ -35,13 +35,11 @@ struct ag_mpi_gate {
     struct ag_waitpol wp;
     _Alignas(128) atomic_int mpi; /* held by the one thread of this rank that may call MPI now */
     unsigned n;
-    atomic_uchar pending[];       /* per tid: arrived, not departed */
 };
 
 int ag_mpi_gate_make(struct ag_mpi_barrier *b)
 {
-    size_t size = sizeof(struct ag_mpi_gate) + b->tpr;
-    size = (size + 127) / 128 * 128; /* aligned_alloc wants a multiple of the alignment */
+    size_t size = sizeof(struct ag_mpi_gate); /* a multiple of its alignment, as aligned_alloc wants */
     struct ag_mpi_gate *g = aligned_alloc(128, size);
     if (!g)
         return ENOMEM;
@@ -102,15 +100,13 @@ static void spread(struct ag_mpi_barrier *b)
     mpi_unlock(b->gate);
 }
 
-int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, unsigned tid, ag_token_t *tok)
+/* The caller holds its tid (episode.c: arrive twice, a wait between arrive and depart and two calls
+ * through one tid at once are refused there), so every arrival here is a distinct thread's. */
+int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, ag_token_t *tok)
 {
     struct ag_mpi_gate *g = b->gate;
-    /* pending[tid] is tid's own (tids are distinct within an episode; the gate orders the episodes) */
-    if (atomic_load_explicit(&g->pending[tid], memory_order_relaxed))
-        return EINVAL; /* arrive twice, or a plain wait between arrive and depart */
     if (flag_broken(&g->fl))
         return AG_EBROKEN;
-    atomic_store_explicit(&g->pending[tid], 1, memory_order_relaxed);
     uint64_t e = flag_load(&g->fl, G_OPEN);
     /* acq_rel: this thread's writes before arriving are released to the completer, whose own fetch_add
      * reads the end of the release sequence every arrival of the episode is part of. A rank of one
@@ -154,13 +150,12 @@ static int complete(struct ag_mpi_barrier *b, uint64_t e, const struct timespec 
     return b->node_index == 0 ? AG_SERIAL : 0;
 }
 
-int ag_mpi_gate_depart(struct ag_mpi_barrier *b, unsigned tid, ag_token_t tok, const struct timespec *dl)
+int ag_mpi_gate_depart(struct ag_mpi_barrier *b, ag_token_t tok, const struct timespec *dl)
 {
     struct ag_mpi_gate *g = b->gate;
     uint64_t dl_ns;
-    if (ag_deadline_ns(dl, &dl_ns) || !atomic_load_explicit(&g->pending[tid], memory_order_relaxed))
-        return EINVAL; /* a malformed deadline (still arrived), or depart without arrive */
-    atomic_store_explicit(&g->pending[tid], 0, memory_order_relaxed);
+    if (ag_deadline_ns(dl, &dl_ns))
+        return EINVAL; /* not reached: episode.c refuses a malformed deadline before arriving or departing */
     uint64_t e = tok >> 1;
     if (tok & 1)
         return complete(b, e, dl);

@@ -65,22 +65,57 @@ static int check(const struct ag_mpi_barrier *b, unsigned tid)
     return b && tid < b->tpr ? 0 : EINVAL;
 }
 
+/* Who holds each tid of this rank (b->held[tid]). libandgate refuses a call through a tid that another
+ * call is inside (ag_refuse: EBUSY, or EINVAL between arrive and depart) by a marker in the barrier,
+ * set on entry and cleared at the end of the episode. Here that marker would not do: on the fixed-leader
+ * path NB's marker is clear between phase 1 and phase 2 (a second caller would then enter NB episode
+ * 2k + 1 and release the node before the inter-node phase), and the completion step's gate has none
+ * after arrive. A refusal reported by NB on the leader would moreover be taken for a break and told to
+ * the other nodes. So the MPI layer holds the tid itself, from the start of the call to its end (split
+ * phase: from arrive to the end of depart), for every path, and refuses before touching anything: the
+ * refused call breaks nothing. The claim is one compare-and-swap, so of two calls at once exactly one
+ * wins (libandgate's load and store catch only a call that finds the other already inside). The
+ * release store at the end pairs with the next holder's acquiring claim: a tid handed to another thread
+ * after its holder returned is ordered after everything that holder did. */
+enum { FREE = 0, ARRIVED = 1, INSIDE = 2 };
+
+static int claim(struct ag_mpi_barrier *b, unsigned tid, unsigned char from, unsigned char to)
+{
+    unsigned char was = from;
+    if (atomic_compare_exchange_strong_explicit(&b->held[tid], &was, to, memory_order_acquire,
+                                                memory_order_relaxed))
+        return 0;
+    return was == ARRIVED ? EINVAL : EBUSY;
+}
+
+/* The end of a call that held tid: b->inside (destroy's EBUSY while a thread of this rank is inside a
+ * wait or between arrive and depart) is raised right after the claim of a wait or an arrive and lowered
+ * here, before the tid is free again. */
+static int leave(struct ag_mpi_barrier *b, unsigned tid, int rc)
+{
+    atomic_fetch_sub(&b->inside, 1);
+    atomic_store_explicit(&b->held[tid], FREE, memory_order_release);
+    return rc;
+}
+
 int ag_mpi_barrier_wait_until(ag_mpi_barrier_t *b, unsigned tid, const struct timespec *dl)
 {
-    if (check(b, tid))
-        return EINVAL;
+    uint64_t ns;
+    if (check(b, tid) || ag_deadline_ns(dl, &ns))
+        return EINVAL; /* a malformed deadline: refused before anything, it leaves nothing behind */
+    int rc = claim(b, tid, FREE, INSIDE); /* EINVAL between this tid's arrive and depart, else EBUSY */
+    if (rc)
+        return rc;
+    atomic_fetch_add(&b->inside, 1);
     if (b->gate) {
         ag_token_t tok;
-        uint64_t ns;
-        if (ag_deadline_ns(dl, &ns))
-            return EINVAL; /* before arriving: a refused wait leaves nothing behind */
-        int rc = ag_mpi_barrier_arrive(b, tid, &tok);
-        return rc ? rc : ag_mpi_barrier_depart(b, tid, tok, dl);
+        rc = ag_mpi_gate_arrive(b, &tok);
+        if (!rc)
+            rc = ag_mpi_gate_depart(b, tok, dl);
+    } else {
+        rc = finish(b, tid, ag_barrier_wait_until(b->nb, b->base + tid, dl), dl);
     }
-    atomic_fetch_add(&b->inside, 1);
-    int rc = finish(b, tid, ag_barrier_wait_until(b->nb, b->base + tid, dl), dl);
-    atomic_fetch_sub(&b->inside, 1);
-    return rc;
+    return leave(b, tid, rc);
 }
 
 int ag_mpi_barrier_wait(ag_mpi_barrier_t *b, unsigned tid)
@@ -89,34 +124,30 @@ int ag_mpi_barrier_wait(ag_mpi_barrier_t *b, unsigned tid)
 }
 
 /* Split phase: arrive is phase 1's arrival (it returns at once for the node algorithms whose arrival
- * never waits); depart completes phase 1 and runs the rest. The thread counts as inside in between. */
+ * never waits); depart completes phase 1 and runs the rest. The tid is held, and the thread counts as
+ * inside, from arrive to the end of depart. */
 int ag_mpi_barrier_arrive(ag_mpi_barrier_t *b, unsigned tid, ag_token_t *tok)
 {
     if (check(b, tid) || !tok)
         return EINVAL;
+    int rc = claim(b, tid, FREE, ARRIVED); /* EINVAL: arrive twice; EBUSY: another call is inside */
+    if (rc)
+        return rc;
     atomic_fetch_add(&b->inside, 1);
-    int rc = b->gate ? ag_mpi_gate_arrive(b, tid, tok) : ag_barrier_arrive(b->nb, b->base + tid, tok);
-    if (rc) {
-        atomic_fetch_sub(&b->inside, 1);
-        return b->gate ? rc : broken(b, tid, rc);
-    }
-    return 0;
+    rc = b->gate ? ag_mpi_gate_arrive(b, tok) : ag_barrier_arrive(b->nb, b->base + tid, tok);
+    return rc ? leave(b, tid, b->gate ? rc : broken(b, tid, rc)) : 0;
 }
 
 int ag_mpi_barrier_depart(ag_mpi_barrier_t *b, unsigned tid, ag_token_t tok, const struct timespec *dl)
 {
+    uint64_t ns;
     if (check(b, tid))
         return EINVAL;
-    if (b->gate) {
-        int rc = ag_mpi_gate_depart(b, tid, tok, dl);
-        if (rc != EINVAL) /* EINVAL: not departed (depart without arrive, malformed deadline) */
-            atomic_fetch_sub(&b->inside, 1);
-        return rc;
-    }
-    int rc1 = ag_barrier_depart(b->nb, b->base + tid, tok, dl);
-    if (rc1 == EINVAL) /* depart without arrive, malformed deadline: not inside because of this call */
-        return EINVAL;
-    int rc = finish(b, tid, rc1, dl);
-    atomic_fetch_sub(&b->inside, 1);
-    return rc;
+    if (ag_deadline_ns(dl, &ns))
+        return EINVAL; /* not departed: still arrived */
+    if (claim(b, tid, ARRIVED, INSIDE))
+        return EINVAL; /* depart without arrive (or while another depart of this tid runs) */
+    if (b->gate)
+        return leave(b, tid, ag_mpi_gate_depart(b, tok, dl));
+    return leave(b, tid, finish(b, tid, ag_barrier_depart(b->nb, b->base + tid, tok, dl), dl));
 }

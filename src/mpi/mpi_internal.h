@@ -2,7 +2,8 @@
  *   spec.c     the inter-node spec string, the node grouping ANDGATE_MPI_NODE, error messages
  *   setup.c    init and destroy: the agreement between ranks, communicators, the shared window
  *   inter.c    the inter-node phase among node leaders (dissemination or MPI_Ibarrier), polled
- *   episode.c  wait, wait_until, arrive, depart: the node phases around the inter-node phase
+ *   episode.c  wait, wait_until, arrive, depart: the node phases around the inter-node phase; who holds
+ *              each tid (misuse refused before anything is touched)
  *   complete.c the completion step of a node of one rank: its last arriver runs the inter-node phase
  * The design and its invariants: docs/mpi.md. */
 #ifndef AG_MPI_INTERNAL_H
@@ -51,16 +52,18 @@ struct ag_mpi_barrier {
     MPI_Request stale;       /* an MPI_Ibarrier abandoned at a break (it cannot be cancelled) */
 
     atomic_uint inside;      /* this rank's threads inside a wait or between arrive and depart */
+    atomic_uchar *held;      /* per tid: free, arrived or inside; claimed by one CAS (episode.c) */
 };
 
 /* complete.c: a node of one rank in a job of several nodes. make: after NB (its wait policy is the
- * gate's); arrive counts tid in (never waits) and marks the token of the last arriver; depart runs the
- * completion step in that one and waits for it in the others: 0, AG_SERIAL (node 0's completer),
- * ETIMEDOUT, AG_EBROKEN, AG_MPI_ECALL, EINVAL (depart without arrive, malformed deadline). */
+ * gate's); arrive counts the calling thread in (never waits) and marks the token of the last arriver;
+ * depart runs the completion step in that one and waits for it in the others: 0, AG_SERIAL (node 0's
+ * completer), ETIMEDOUT, AG_EBROKEN, AG_MPI_ECALL. The caller holds its tid (b->held, episode.c): the
+ * misuse of tids is refused there. */
 int ag_mpi_gate_make(struct ag_mpi_barrier *b);
 void ag_mpi_gate_free(struct ag_mpi_barrier *b);
-int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, unsigned tid, ag_token_t *tok);
-int ag_mpi_gate_depart(struct ag_mpi_barrier *b, unsigned tid, ag_token_t tok, const struct timespec *dl);
+int ag_mpi_gate_arrive(struct ag_mpi_barrier *b, ag_token_t *tok);
+int ag_mpi_gate_depart(struct ag_mpi_barrier *b, ag_token_t tok, const struct timespec *dl);
 int ag_mpi_gate_describe(const struct ag_mpi_barrier *b, char *buf, size_t len); /* the gate's wait policy */
 /* Whether this node is broken: the gate's flag with the completion step, else NB's. */
 int ag_mpi_node_broken(const struct ag_mpi_barrier *b);

@@ -239,6 +239,7 @@ static int make_window(struct ag_mpi_barrier *b, ag_config_t ncfg)
 /* Free what init made; collective over the node (the window) and comm (the communicators). */
 static void teardown(struct ag_mpi_barrier *b)
 {
+    free(b->held);
     ag_mpi_gate_free(b);
     if (b->nb)
         ag_barrier_destroy(b->nb); /* an attached handle: detaches this process */
@@ -307,7 +308,9 @@ int ag_mpi_barrier_init_spec(ag_mpi_barrier_t **out, MPI_Comm comm, unsigned tpr
     b->win = MPI_WIN_NULL;
     b->brk = b->stale = MPI_REQUEST_NULL;
     b->tpr = tpr;
-    rc = make_comms(b, comm);
+    rc = (b->held = calloc(tpr, sizeof *b->held)) ? 0 : ENOMEM; /* every tid free */
+    if (!rc)
+        rc = make_comms(b, comm);
     if (!rc)
         rc = count_threads(b);
     if (!rc)
