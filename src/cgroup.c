@@ -47,6 +47,15 @@ struct places {
     struct place p;
 };
 
+/* Whether a comma-separated list ("rw,cpu,cpuacct") holds name. */
+static int has_option(const char *opts, const char *name)
+{
+    char list[512], want[32];
+    snprintf(list, sizeof list, ",%s,", opts);
+    snprintf(want, sizeof want, ",%s,", name);
+    return strstr(list, want) != NULL;
+}
+
 /* One line of /proc/self/cgroup for one controller: a v1 hierarchy naming it wins over v2's. */
 static void cgroup_line(char *line, void *arg)
 {
@@ -56,12 +65,9 @@ static void cgroup_line(char *line, void *arg)
         return;
     *path++ = '\0';
     ctl++;
-    char list[256], want[32];
-    snprintf(list, sizeof list, ",%s,", ctl);
-    snprintf(want, sizeof want, ",%s,", w->name);
     if (ctl[0] == '\0' && !w->p.v1) { /* v2: "0::/path" */
         snprintf(w->p.rel, sizeof w->p.rel, "%s", path);
-    } else if (strstr(list, want)) {
+    } else if (has_option(ctl, w->name)) {
         snprintf(w->p.rel, sizeof w->p.rel, "%s", path);
         w->p.v1 = 1;
     }
@@ -82,14 +88,6 @@ static void unescape(char *s)
         }
     }
     *d = '\0';
-}
-
-static int has_option(const char *opts, const char *name)
-{
-    char list[512], want[32];
-    snprintf(list, sizeof list, ",%s,", opts);
-    snprintf(want, sizeof want, ",%s,", name);
-    return strstr(list, want) != NULL;
 }
 
 /* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE
