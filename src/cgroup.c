@@ -37,15 +37,12 @@ enum { CG_PATH = 512 };
 
 /* One controller's place: the mount point and the process's cgroup below it. */
 struct place {
+    const char *name; /* "cpu" or "cpuset" */
     char mnt[CG_PATH], rel[CG_PATH];
     int v1;    /* from a v1 hierarchy (else v2's) */
     int found; /* a mount was found for it (else the conventional /sys/fs/cgroup paths) */
 };
-
-struct places {
-    const char *name; /* "cpu" or "cpuset" */
-    struct place p;
-};
+enum { CG_CPU, CG_CPUSET, CG_N };
 
 /* Whether a comma-separated list ("rw,cpu,cpuacct") holds name. */
 static int has_option(const char *opts, const char *name)
@@ -56,21 +53,22 @@ static int has_option(const char *opts, const char *name)
     return strstr(list, want) != NULL;
 }
 
-/* One line of /proc/self/cgroup for one controller: a v1 hierarchy naming it wins over v2's. */
+/* One line of /proc/self/cgroup, for each controller (arg: the CG_N places): a v1 hierarchy naming it
+ * wins over v2's. */
 static void cgroup_line(char *line, void *arg)
 {
-    struct places *w = arg;
     char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
     if (!path)
         return;
     *path++ = '\0';
     ctl++;
-    if (ctl[0] == '\0' && !w->p.v1) { /* v2: "0::/path" */
-        snprintf(w->p.rel, sizeof w->p.rel, "%s", path);
-    } else if (has_option(ctl, w->name)) {
-        snprintf(w->p.rel, sizeof w->p.rel, "%s", path);
-        w->p.v1 = 1;
-    }
+    for (struct place *p = arg; p < (struct place *)arg + CG_N; p++)
+        if (ctl[0] == '\0' && !p->v1) { /* v2: "0::/path" */
+            snprintf(p->rel, sizeof p->rel, "%s", path);
+        } else if (has_option(ctl, p->name)) {
+            snprintf(p->rel, sizeof p->rel, "%s", path);
+            p->v1 = 1;
+        }
 }
 
 /* mountinfo escapes blanks and backslashes in paths as octal (\040) */
@@ -91,11 +89,10 @@ static void unescape(char *s)
 }
 
 /* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE
- * SOURCE SUPEROPTIONS" (proc(5)). The first mount of the controller's hierarchy whose root holds the
- * process's cgroup is the place. */
+ * SOURCE SUPEROPTIONS" (proc(5)). For each controller (arg: the CG_N places), the first mount of its
+ * hierarchy whose root holds the process's cgroup is the place. */
 static void mount_line(char *line, void *arg)
 {
-    struct places *w = arg;
     char *f[6], *save = NULL, *t = strtok_r(line, " ", &save);
     int n = 0;
     for (; t && n < 6; t = strtok_r(NULL, " ", &save))
@@ -104,26 +101,30 @@ static void mount_line(char *line, void *arg)
         t = strtok_r(NULL, " ", &save);
     char *type = t ? strtok_r(NULL, " ", &save) : NULL, *source = type ? strtok_r(NULL, " ", &save) : NULL;
     char *super = source ? strtok_r(NULL, " ", &save) : NULL;
-    if (w->p.found || n < 6 || !super)
+    if (n < 6 || !super)
         return;
-    int match = w->p.v1 ? !strcmp(type, "cgroup") && has_option(super, w->name) : !strcmp(type, "cgroup2");
     char *root = f[3], *mnt = f[4];
     unescape(root);
     unescape(mnt);
     size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-    if (!match || strncmp(w->p.rel, root, rl) != 0 || (w->p.rel[rl] != '/' && w->p.rel[rl] != '\0'))
-        return;
-    memmove(w->p.rel, w->p.rel + rl, strlen(w->p.rel + rl) + 1);
-    snprintf(w->p.mnt, sizeof w->p.mnt, "%s", mnt);
-    w->p.found = 1;
+    for (struct place *p = arg; p < (struct place *)arg + CG_N; p++) {
+        int match = p->v1 ? !strcmp(type, "cgroup") && has_option(super, p->name) : !strcmp(type, "cgroup2");
+        if (p->found || !match || strncmp(p->rel, root, rl) != 0 || (p->rel[rl] != '/' && p->rel[rl] != '\0'))
+            continue;
+        memmove(p->rel, p->rel + rl, strlen(p->rel + rl) + 1);
+        snprintf(p->mnt, sizeof p->mnt, "%s", mnt);
+        p->found = 1;
+    }
 }
 
-static void locate(struct places *w)
+/* Both controllers' places, from one read of each file. */
+static void locate(struct place *places)
 {
-    ag_sysfs_lines("/proc/self/cgroup", cgroup_line, w);
-    ag_sysfs_lines("/proc/self/mountinfo", mount_line, w);
-    if (!w->p.found) /* no mountinfo: the conventional places */
-        snprintf(w->p.mnt, sizeof w->p.mnt, w->p.v1 ? "/sys/fs/cgroup/%s" : "/sys/fs/cgroup", w->name);
+    ag_sysfs_lines("/proc/self/cgroup", cgroup_line, places);
+    ag_sysfs_lines("/proc/self/mountinfo", mount_line, places);
+    for (struct place *p = places; p < places + CG_N; p++)
+        if (!p->found) /* no mountinfo: the conventional places */
+            snprintf(p->mnt, sizeof p->mnt, p->v1 ? "/sys/fs/cgroup/%s" : "/sys/fs/cgroup", p->name);
 }
 
 /* Drops the last component of a cgroup path: "/a/b" -> "/a" -> "" (the mount's top); 0 at the top. */
@@ -139,11 +140,12 @@ static int up(char *rel)
     return 1;
 }
 
-/* The quota of one cgroup directory in whole CPUs (rounded up); 0 when unlimited or unreadable. */
-/* The scratch of a read (under the cache's lock, below): its paths would take 2 KiB of a stack that may be
- * a small thread's. */
+/* The scratch of a read (under the cache's lock, below): its paths and places would take 3 KiB of a stack
+ * that may be a small thread's. */
 static char path[2 * CG_PATH + 32];
+static struct place places[CG_N];
 
+/* The quota of one cgroup directory in whole CPUs (rounded up); 0 when unlimited or unreadable. */
 static unsigned dir_quota(const struct place *p, const char *rel)
 {
     long long quota = -1, period = 0;
@@ -199,17 +201,14 @@ static int read_cpuset(const struct place *p, cpu_set_t *set)
     return 0;
 }
 
-static struct places cpu, cpuset; /* scratch too */
-
 static void read_all(struct ag_cgroup *g)
 {
-    cpu = (struct places){ "cpu", { .found = 0 } };
-    cpuset = (struct places){ "cpuset", { .found = 0 } };
+    places[CG_CPU] = (struct place){ .name = "cpu" };
+    places[CG_CPUSET] = (struct place){ .name = "cpuset" };
     *g = (struct ag_cgroup){ 0 };
-    locate(&cpu);
-    locate(&cpuset);
-    g->quota = read_quota(&cpu.p);
-    g->have_cpuset = read_cpuset(&cpuset.p, &g->cpuset);
+    locate(places);
+    g->quota = read_quota(&places[CG_CPU]);
+    g->have_cpuset = read_cpuset(&places[CG_CPUSET], &g->cpuset);
     CPU_ZERO(&g->online);
     g->have_online = ag_sysfs_cpulist("/sys/devices/system/cpu/online", set_cpu, &g->online) >= 0;
 }

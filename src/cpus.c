@@ -1,6 +1,6 @@
 /* cpus.c — the CPUs the process may use: its affinity (at load and of every thread now), the cgroup's
- * cpuset and CPU quota (cgroup.c). Usable CPUs = the CPUs the process may run on (not the calling thread's mask),
- * capped by the quota (rounded up); see "the CPUs of the process" below. */
+ * cpuset and CPU quota (cgroup.c). Usable CPUs = the CPUs the process may run on (not the calling
+ * thread's mask), capped by the quota (rounded up); see "the CPUs of the process" below. */
 #define _GNU_SOURCE
 #include "andgate.h" /* ag_usable_cpus is public: its AG_API declaration exports it from libandgate.so */
 #include "topo.h"

@@ -39,10 +39,11 @@ int cmd_info(int argc, char **argv)
         return info_measure(out);
     const struct ag_topo *t = ag_topo_get();
     int aff[1024];
-    unsigned naff = ag_affinity_cpus(aff, 1024), quota = ag_cgroup_cpu_limit(), usable = ag_usable_cpus();
-    struct ag_cpu_budget bud;
+    unsigned naff = ag_affinity_cpus(aff, 1024);
+    struct ag_cpu_budget bud; /* one fresh read: the quota and usable CPUs below are its */
     cpu_set_t process;
     ag_cpu_budget(&bud, &process, 1);
+    unsigned quota = bud.quota, usable = bud.usable;
     if (json) {
         printf("{\"source\":\"%s\",\"cache_level\":%d,\"cpus_online\":%u,\"cpus_affinity\":%u,"
                "\"cgroup_cpu_limit\":%u,\"cpus_process\":%u,\"cgroup_cpuset\":%u,\"cpus_usable\":%u,\"auto_spin_ns\":%u,\"auto_oversubscribed_yield_ns\":%u,"
