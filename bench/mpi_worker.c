@@ -2,7 +2,8 @@
  * job-wide barrier over R ranks x T threads, run as `mpirun -np R bench-mpi ...`; rank 0 prints the
  * record (common/record.c), one JSON line. Built only where CMake finds MPI.
  *   mpi:fused:dissemination, mpi:fused:ibarrier   one libandgate-mpi barrier (ag_mpi_barrier_wait) with
- *                 that inter-node phase; --mpi-node rank makes every rank its own node (ANDGATE_MPI_NODE)
+ *                 that inter-node phase; --mpi-node sets the node grouping (ANDGATE_MPI_NODE: shared,
+ *                 shared:ranks=K, rank)
  *   mpi:three-step   the usual hybrid pattern: an andgate barrier over the rank's threads, MPI_Barrier by
  *                 tid 0, the thread barrier again
  *   mpi:MPI_Barrier  one thread per rank calling MPI_Barrier (--threads 1): the MPI library's own barrier
@@ -15,7 +16,8 @@
  * (rank 0 decides). Min, median, p99 and mean over the repetitions; CPU time of every rank's process
  * (all its threads) per episode, summed over ranks. The options are rows of common/experiment.c:
  *   mpirun -np 2 bench-mpi --impl mpi:three-step --threads 2 [--method latency|epcc] [--wait SPEC]
- *          [--episodes N] [--budget-ms MS] [--mpi-node shared|rank] */
+ *          [--episodes N] [--budget-ms MS] [--mpi-node shared[:ranks=K]|rank]
+ *   bench-mpi --plan --impl NAME [--mpi-node ...]: the options checked (exit 0, or 2 with one line), no MPI */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -173,7 +175,14 @@ static void parse(int argc, char **argv, struct ag_exp *o)
     if (strcmp(o->method, "latency") && strcmp(o->method, "epcc"))
         ag_usage_error(PROG, "--method: expected latency or epcc (one per job), got '%s'", o->method);
     if (!strcmp(o->mpi_node, "both"))
-        ag_usage_error(PROG, "--mpi-node: one node mode per job (shared or rank), got 'both'");
+        ag_usage_error(PROG, "--mpi-node: one node mode per job (shared[:ranks=K] or rank), got 'both'");
+    /* the grouping goes to libandgate-mpi as ANDGATE_MPI_NODE, checked by its one grammar (ranks that do
+     * not run the fused barrier ignore it) */
+    setenv("ANDGATE_MPI_NODE", o->mpi_node, 1);
+    if (ag_mpi_env_check(err, sizeof err))
+        ag_usage_error(PROG, "--mpi-node: %s", err);
+    if (o->plan)
+        exit(0);
     M.epcc = !strcmp(o->method, "epcc");
     M.per_rep = o->episodes / REPS_MAX > 10 ? o->episodes / REPS_MAX : 10;
 }
@@ -187,8 +196,6 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     int fused = M.v == FUSED_DIS || M.v == FUSED_IBAR;
-    if (fused)
-        setenv("ANDGATE_MPI_NODE", o.mpi_node, 1);
     ag_config_t cfg = { .nthreads = M.threads, .algo = "auto", .wait = o.wait };
     char err[300] = "";
     int rc = 0;

@@ -38,8 +38,8 @@ static const struct row rows[] = {
     { B, { "--mpi", AG_OPT_FLAG, O(mpi), 0, 0, NULL, NULL,
            "libandgate-mpi's fused barrier vs three-step vs MPI_Barrier, each job under mpirun (docs/bench.md)" } },
     { B | J, { "--ranks", AG_OPT_STR, O(ranks), 0, 0, NULL, "LIST|RANGE", "--mpi: MPI rank counts (default 2); --threads is per rank" } },
-    { B | MJ | J, { "--mpi-node", AG_OPT_WORD, O(mpi_node), 0, 0, "shared|rank|both", NULL,
-                    "--mpi: one node barrier per machine (default), every rank its own node (ANDGATE_MPI_NODE=rank), both" } },
+    { B | MJ | J, { "--mpi-node", AG_OPT_STR, O(mpi_node), 0, 0, NULL, "shared[:ranks=K]|rank|both",
+                    "--mpi: node grouping, as ANDGATE_MPI_NODE (default shared: one node barrier per machine); both: shared and rank" } },
     { S | SJ, { "--machine", AG_OPT_STR, O(machine), 0, 0, NULL, "NAME|FILE", "the modeled machine (default kunpeng920; --machines lists them)" } },
     /* how each job measures */
     { B | S | BJ | SJ, { "--pin", AG_OPT_WORD, O(pin), 0, 0, "cores|compact|scatter|none", NULL,
@@ -84,7 +84,8 @@ static const struct row rows[] = {
     /* the workers' own: one job, or what the front end asks before it plans */
     { BJ | SJ | MJ, { "--impl", AG_OPT_STR, O(impl), 0, 0, NULL, "NAME", "the job's implementation (andgate, a baseline, a hw-* device)" } },
     { BJ | SJ, { "--spec", AG_OPT_STR, O(spec), 0, 0, NULL, "SPEC", "the job's andgate spec" } },
-    { SJ, { "--plan", AG_OPT_FLAG, O(plan), 0, 0, NULL, NULL, "check --machine, --algos, --threads, --pin; print the host and the items" } },
+    { SJ | MJ, { "--plan", AG_OPT_FLAG, O(plan), 0, 0, NULL, NULL,
+                 "check the options and exit; sim: print the host and the items of --machine, --algos, --threads" } },
     { SJ, { "--models", AG_OPT_FLAG, O(models), 0, 0, NULL, NULL, "print 002's models for --threads on stderr" } },
     { BJ, { "--list", AG_OPT_FLAG, O(list), 0, 0, NULL, NULL, "the implementations this worker hosts" } },
     { BJ, { "--clock", AG_OPT_FLAG, O(clock), 0, 0, NULL, NULL, "the clock the measurements use" } },

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # andgate bench --mpi end to end (registered only where CMake found MPI): a tiny grid of 2 ranks x 1 and
-# 2 threads, both node modes, both methods; the document validates against the schema and holds the
-# expected records, status ok, threads = ranks x threads_per_rank. Then a worker (mpirun) killed at a
+# 2 threads, both node modes, both methods, then 4 ranks in nodes of 2; the document validates against
+# the schema and holds the expected records, status ok, threads = ranks x threads_per_rank. Then a worker (mpirun) killed at a
 # tiny --timeout: a failed record, valid JSON, exit 1, and no rank of it left running. Behaviour only:
 # no timing is asserted. Usage: bench_mpi.sh BUILD SRC
 set -euo pipefail
@@ -35,6 +35,21 @@ for r in res:
 print(f"bench --mpi: {len(res)} records ok")
 PY
 test -s "$out/report/index.html" && test -s "$out/report/latency.png" && test -s "$out/report/epcc.png"
+
+# a grouping of libandgate-mpi's grammar beyond shared|rank: 4 ranks in nodes of 2 (the fixed-leader path)
+"$build/bin/andgate" bench --mpi --ranks 4 --threads 1 --mpi-node shared:ranks=2 --method latency --episodes 200 \
+  --quick --timeout 120 --json "$out/k.json" > "$out/klog" 2>&1 || { cat "$out/klog"; exit 1; }
+python3 -m andgate_report "$out/k.json" --validate
+python3 - "$out/k.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+fused = [r for r in res if r["impl"].startswith("mpi:fused:")]
+assert len(fused) == 2 and len(res) == 4, res
+for r in fused:
+    assert r["status"] == "ok" and r["mpi_node"] == "shared:ranks=2", r
+    assert "grouping=shared:ranks=2 nodes=2 " in r["settings"], r
+print("bench --mpi --mpi-node shared:ranks=2: 2 nodes of 2 ranks")
+PY
 
 # a worker past its time limit: mpirun is stopped (SIGTERM, then SIGKILL), the record says so
 rc=0

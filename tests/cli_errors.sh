@@ -142,6 +142,8 @@ refused bench --mpi --ranks 0
 refused bench --mpi --ranks 2,x
 refused bench --mpi --threads 300
 refused bench --mpi --mpi-node nodes
+refused bench --mpi --mpi-node shared:ranks=0
+refused bench --mpi --mpi-node shared:ranks=2,rank
 refused bench --mpi --wait nope
 refused bench --preload apps --mpi
 # as root without Open MPI's two override variables every mpirun would fail on its banner: refused at once

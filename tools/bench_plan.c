@@ -194,6 +194,21 @@ static void mpi_launcher(struct bench_plan *p)
         ag_usage_error(PROG, "--mpi: ANDGATE_MPIRUN is empty (expected the launcher, e.g. 'mpirun --oversubscribe')");
 }
 
+/* --mpi-node: a grouping is checked by the MPI worker, which hands it to libandgate-mpi's one grammar of
+ * ANDGATE_MPI_NODE without starting MPI; a refusal is the worker's one line, exit 2 */
+static void check_node(const struct bench_plan *p, const char *node)
+{
+    char *av[] = { (char *)p->mpi_worker, "--plan", "--impl", "mpi:fused:dissemination", "--mpi-node", (char *)node,
+                   NULL };
+    struct ag_child c = { 0 };
+    if (ag_child_run(av, environ, 30, &c)) {
+        const char *why = strstr(c.error, "--mpi-node: ");
+        fprintf(stderr, "%s: %s\n", PROG, why ? why : c.error);
+        exit(2);
+    }
+    free(c.out);
+}
+
 static void add_mpi_job(struct bench_plan *p, const char *impl, const char *kind, const char *method, const char *wait,
                         unsigned ranks, unsigned threads, const char *node)
 {
@@ -226,6 +241,7 @@ void bench_plan_make_mpi(struct bench_plan *p, const struct ag_exp *o, const cha
     if (!strcmp(nodes[0], "both"))
         nodes[0] = "shared", nodes[1] = "rank";
     unsigned nn = nodes[1] ? 2 : 1;
+    check_node(p, nodes[0]);
     p->jobs = calloc((size_t)nmethods * p->nranks * (nthreads * p->nwaits * (2 * nn + 1) + 1), sizeof *p->jobs);
     if (!p->jobs)
         ag_usage_error(PROG, "out of memory");

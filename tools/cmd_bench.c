@@ -114,7 +114,7 @@ static void usage(FILE *f)
     fprintf(f, "       andgate bench --preload apps [--apps LIST] [--threads LIST] [--bind both|true|false]\n"
                "                     [--constructs all|none|LIST] [--repeat N] [--timeout S] [--quick]\n"
                "                     [--json FILE] [--report DIR] [--csv FILE]\n"
-               "       andgate bench --mpi [--ranks LIST] [--threads LIST] [--mpi-node shared|rank|both] [--wait LIST]\n"
+               "       andgate bench --mpi [--ranks LIST] [--threads LIST] [--mpi-node shared[:ranks=K]|rank|both] [--wait LIST]\n"
                "                     [--method latency|epcc|all] [--episodes N] [--budget-ms MS] [--timeout S] [--quick]\n"
                "                     [--json FILE|-] [--csv FILE] [--report DIR] [--quiet]\n"
                "       andgate bench --preload 'COMMAND' [--repeat N] [--timeout S] [--json FILE] [--report DIR] [--csv FILE]\n"

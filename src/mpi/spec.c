@@ -16,7 +16,8 @@ static const struct ag_key mpi_keys[] = {
                 "how node leaders meet: zero-byte messages in dissemination rounds, or MPI_Ibarrier"),
     { 0 },
 };
-static const struct ag_kind mpi_kind = { "mpi", "one barrier over the threads of every MPI rank", "000 §4", mpi_keys };
+static const struct ag_kind mpi_kind = { "mpi", "one barrier over the threads of every MPI rank", "000 §4",
+                                         mpi_keys };
 static const struct ag_kind *mpi_get(unsigned i)
 {
     (void)i;
