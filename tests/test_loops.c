@@ -5,7 +5,8 @@
  * a row without a barrier between them, as `nowait` loops do, with random pauses, so threads run up to
  * a ring of slots ahead, steal from threads that have not begun a loop yet, and reuse slots. Kinds:
  * dynamic from one counter, nonmonotonic dynamic with stealing, guided; trip counts 0-1000; chunks 1, 3,
- * 50. Nothing is timed. */
+ * 50. Then stealing's locality: threads taking chunks in turn each get their static run, the last thread
+ * the last chunk. Nothing is timed. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -99,9 +100,54 @@ static void team(unsigned n)
     free(loops);
 }
 
+/* Stealing keeps the data where it was: n threads taking chunks in turn (one driver, no timing) each run
+ * exactly the run of chunks a static split gives them, every time, and the last thread runs the chunk
+ * holding the last iteration as its final one. Chunk counts a multiple of n (equal runs), the last
+ * chunk full or partial. */
+static void in_turn(unsigned n)
+{
+    struct ag_team_loops *loops = ag_team_loops_new(n);
+    CHECK(loops != NULL, "ag_team_loops_new(%u)\n", n);
+    if (!loops)
+        return;
+    struct ag_team_ctx c[MAXN];
+    long wrong = 0;
+    for (int l = 0; l < 2 * AG_LOOP_SLOTS + 3; l++) {
+        const uint64_t chunk = 1 + l % 5, nchunks = n * (uint64_t)(AG_LOOP_STEAL_MIN_RUN + l % 4);
+        const uint64_t trip = nchunks * chunk - (l % 2 ? chunk - 1 : 0);
+        for (unsigned t = 0; t < n; t++) {
+            memset(&c[t], 0, sizeof c[t]);
+            c[t].n = n, c[t].tid = t, c[t].loops = loops;
+            CHECK(ag_loop_begin(&c[t], AG_LOOP_STEAL, trip, (int64_t)chunk, 0, 1) && c[t].loop.kind == AG_LOOP_STEAL,
+                  "in turn, team of %u, loop %d: not a stealing loop\n", n, l);
+        }
+        unsigned done = 0, finished[MAXN] = { 0 };
+        uint64_t last_end[MAXN] = { 0 };
+        while (done < n)
+            for (unsigned t = 0; t < n; t++) {
+                uint64_t first, end;
+                if (finished[t])
+                    continue;
+                if (!ag_loop_take(&c[t].loop, &first, &end)) {
+                    finished[t] = 1, done++;
+                    ag_loop_finish(&c[t].loop);
+                    continue;
+                }
+                const uint64_t k = first / chunk, lo = t * nchunks / n, hi = (t + 1) * nchunks / n;
+                wrong += k < lo || k >= hi || first < last_end[t];
+                last_end[t] = end;
+            }
+        wrong += last_end[n - 1] != trip;
+    }
+    CHECK(wrong == 0, "in turn, team of %u: %ld chunks away from their static owner or out of order\n", n, wrong);
+    free(loops);
+}
+
 int main(void)
 {
-    for (unsigned n = 2; n <= MAXN; n += n == 2 ? 1 : 2)
+    for (unsigned n = 2; n <= MAXN; n += n == 2 ? 1 : 2) {
         team(n);
+        in_turn(n);
+    }
     return check_done();
 }

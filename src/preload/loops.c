@@ -117,17 +117,17 @@ static inline uint64_t lo_of(uint64_t w) { return w >> 32; }
 static inline uint64_t hi_of(uint64_t w) { return w & UINT32_MAX; }
 static inline uint64_t pack(uint64_t lo, uint64_t hi) { return lo << 32 | hi; }
 
-/* Thread v's range in this instance: its run of the chunks before the last one (see take_steal).
- * Whoever looks first (v itself, or a thread come to take from it before v began the loop) sets it to
- * v's initial run, the same value from every thread (they all see the same trip count, chunk and team
- * size), so racing first looks agree. */
+/* Thread v's range in this instance: its run of the chunks, the v-th of n equal runs, the last run less
+ * the chunk holding the last iteration (take_steal). Whoever looks first (v itself, or a thread come to
+ * take from it before v began the loop) sets it to v's initial run, the same value from every thread
+ * (they all see the same trip count, chunk and team size), so racing first looks agree. */
 static uint64_t range_of(const struct ag_loop_cur *l, unsigned v)
 {
     _Atomic uint64_t *w = &l->ranges[v].lohi;
     uint64_t x = atomic_load_explicit(w, memory_order_relaxed);
     if (x == AG_LOOP_UNSET) {
-        const uint64_t runs = l->nchunks - 1; /* nchunks >= 1 here */
-        uint64_t init = pack(v * runs / l->n, (v + 1ull) * runs / l->n);
+        uint64_t hi = v + 1 == l->n ? l->nchunks - 1 : (v + 1ull) * l->nchunks / l->n;
+        uint64_t init = pack(v * l->nchunks / l->n, hi);
         if (atomic_compare_exchange_strong_explicit(w, &x, init, memory_order_relaxed, memory_order_relaxed))
             x = init;
     }
@@ -141,20 +141,24 @@ static int chunk_at(const struct ag_loop_cur *l, uint64_t k, uint64_t *first, ui
     return 1;
 }
 
-/* AG_LOOP_STEAL. The chunk holding the last iteration goes out last to whoever takes it, as that
- * thread's final chunk: gcc's code decides lastprivate from where the thread's final chunk ended, and
- * clang's from the flag of the chunk its final call returned (libomp 14's own stealing gets this wrong,
- * tests/omp_dynamic.sh). The other chunks start in per-thread runs. A range word changes in three ways:
- * its owner takes the lowest chunk (lo + 1), a thief takes the upper half (hi - k), and its owner,
- * having found it empty, stores a run it took from another thread. A chunk index leaves every word for
- * good once taken, so no word returns to a value a stale compare-and-swap expects (no ABA); the
- * stealer's store into its own empty word races with nobody, as nobody changes an empty word. Chunks in
- * flight between a victim's word and the thief's are the thief's to run: a thread that finds every word
- * empty meanwhile may take the last chunk and leave, as the thief will run them. Relaxed throughout,
- * like the counter: the loop's barrier orders the iterations' data. */
+/* AG_LOOP_STEAL. Thread t starts on the t-th of n equal runs of chunks, the data it most likely had in
+ * the loop before. The chunk holding the last iteration is kept out of the runs and belongs to the last
+ * thread, which takes it once it finds no run to take from, as its final chunk: gcc's code decides
+ * lastprivate from where the thread's final chunk ended, and clang's from the flag of the chunk its
+ * final call returned (libomp 14's own stealing gets this wrong, tests/omp_dynamic.sh). That thread is
+ * in the loop until it has it, so nobody else need take it. A thief takes the upper half of a run of
+ * two chunks or more and leaves a single chunk to its owner, who is about to take it: threads of equal
+ * speed keep their own runs (the last thread counts the last chunk as the last of its run). A range word
+ * changes in three ways: its owner takes the lowest chunk (lo + 1), a thief takes the upper half
+ * (hi - k), and its owner, having found it empty, stores a run it took from another thread. A chunk
+ * index leaves every word for good once taken, so no word returns to a value a stale compare-and-swap
+ * expects (no ABA); the stealer's store into its own empty word races with nobody, as nobody changes an
+ * empty word. Chunks in flight between a victim's word and the thief's are the thief's to run: a thread
+ * that finds every word empty meanwhile may leave (the last one with the last chunk), as the thief will
+ * run them. Relaxed throughout, like the counter: the loop's barrier orders the iterations' data. */
 static int take_steal(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
 {
-    if (l->own || !l->nchunks)
+    if (l->own)
         return 0; /* this thread ran the last chunk: it takes no other */
     _Atomic uint64_t *own = &l->ranges[l->tid].lohi;
     uint64_t w = range_of(l, l->tid);
@@ -165,8 +169,8 @@ static int take_steal(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
     for (unsigned k = 1; k < l->n; k++) {
         unsigned v = (l->tid + k) % l->n;
         uint64_t x = range_of(l, v);
-        while (lo_of(x) < hi_of(x)) {
-            uint64_t lo = lo_of(x), hi = hi_of(x), take = (hi - lo + 1) / 2;
+        while (lo_of(x) + 1 < hi_of(x)) {
+            uint64_t lo = lo_of(x), hi = hi_of(x), take = (hi - lo) / 2;
             if (atomic_compare_exchange_weak_explicit(&l->ranges[v].lohi, &x, pack(lo, hi - take),
                                                       memory_order_relaxed, memory_order_relaxed)) {
                 if (take > 1)
@@ -175,8 +179,8 @@ static int take_steal(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
             }
         }
     }
-    if (atomic_exchange_explicit(&l->slot->next, 1, memory_order_relaxed))
-        return 0; /* another thread has the last chunk */
+    if (l->tid + 1 != l->n)
+        return 0;
     l->own = 1;
     return chunk_at(l, l->nchunks - 1, first, end);
 }

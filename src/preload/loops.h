@@ -51,7 +51,8 @@ struct ag_team_loops *ag_team_loops_new(unsigned n);
  *   AG_LOOP_DYNAMIC        chunks of `chunk` in iteration order from one counter, to threads as they ask
  *   AG_LOOP_STEAL          nonmonotonic dynamic: thread t starts on the t-th of n equal runs of chunks
  *                          (the iterations a static split gives it, whose data it likely touched last) and,
- *                          when its own are gone, takes half of what another thread has left
+ *                          when its own are gone, takes half of what another thread has left; the thread
+ *                          that takes the chunk holding the last iteration takes no other
  *   AG_LOOP_GUIDED         chunks of the even share of what is left (libgomp) or half of it (libomp),
  *                          never below `chunk`
  *   AG_LOOP_STATIC(_CHUNKED) static splits, libomp's and gcc's alike, computed by each thread alone
@@ -67,10 +68,12 @@ enum { AG_OMP_SCHED_STATIC = 1, AG_OMP_SCHED_DYNAMIC = 2, AG_OMP_SCHED_GUIDED = 
  * unless the loop or the run-sched-var says monotonic (OpenMP 5.0 §2.9.2). */
 int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind);
 /* AG_LOOP_STEAL only where every thread's run holds this many chunks or more; fewer go to the counter.
- * Stealing pays per chunk (each thread takes from its own line, near its own data) and costs at the
- * end (a look at every other thread's run, one exchange for the last chunk, the runs reset): a loop of
- * one chunk per thread (EPCC's for-dynamic) cost 1.5-2x as much with it on 2 CPUs. */
-#define AG_LOOP_STEAL_MIN_RUN 4
+ * Stealing pays per chunk (each thread takes from its own line, near its own data, and keeps the data
+ * it had in the loop before) and costs at the end (a look at every other thread's run, the runs
+ * reset): a loop of one chunk per thread (EPCC's for-dynamic) cost 1.5x as much with it on 2 CPUs,
+ * while GAPBS's PageRank, 2 chunks of 16,384 vertices per thread, ran 1.05-1.19x faster with it than
+ * from the counter (docs/results.md, fourteenth part). */
+#define AG_LOOP_STEAL_MIN_RUN 2
 
 /* A thread's dynamically scheduled loop in progress (in its team context, one per nesting level). */
 struct ag_loop_cur {
@@ -81,7 +84,8 @@ struct ag_loop_cur {
     struct ag_loop_range *ranges; /* AG_LOOP_STEAL: the slot's n ranges */
     uint64_t instance, trip, chunk, nchunks;
     uint64_t own;              /* a team of one: iterations taken; static chunked: this thread's next chunk;
-                                * static and AG_LOOP_STEAL: 1 once the thread has its (last) chunk */
+                                * static: 1 once the thread has its chunk; AG_LOOP_STEAL: 1 once it has
+                                * the chunk holding the last iteration */
     uint64_t lb;               /* the first iteration's value, as the unsigned twin of the loop's type */
     uint64_t hi;               /* gomp_loop.c: the loop's end value, which ends the last chunk */
     int64_t st;                /* the increment */
