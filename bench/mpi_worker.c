@@ -179,8 +179,8 @@ static void parse(int argc, char **argv, struct ag_exp *o)
     /* the grouping goes to libandgate-mpi as ANDGATE_MPI_NODE, checked by its one grammar (ranks that do
      * not run the fused barrier ignore it) */
     setenv("ANDGATE_MPI_NODE", o->mpi_node, 1);
-    if (ag_mpi_env_check(err, sizeof err))
-        ag_usage_error(PROG, "--mpi-node: %s", err);
+    if (ag_mpi_env_check(err, sizeof err)) /* names the variable: ANDGATE_MPI_NODE, or a bad ANDGATE_MPI */
+        ag_usage_error(PROG, "%s%s", strncmp(err, "ANDGATE_MPI_NODE=", 17) ? "" : "--mpi-node: ", err);
     if (o->plan)
         exit(0);
     M.epcc = !strcmp(o->method, "epcc");

@@ -194,16 +194,16 @@ static void mpi_launcher(struct bench_plan *p)
         ag_usage_error(PROG, "--mpi: ANDGATE_MPIRUN is empty (expected the launcher, e.g. 'mpirun --oversubscribe')");
 }
 
-/* --mpi-node: a grouping is checked by the MPI worker, which hands it to libandgate-mpi's one grammar of
- * ANDGATE_MPI_NODE without starting MPI; a refusal is the worker's one line, exit 2 */
+/* --mpi-node (and $ANDGATE_MPI): checked by the MPI worker, which hands them to libandgate-mpi's one
+ * grammar without starting MPI; a refusal is the worker's one line, exit 2 */
 static void check_node(const struct bench_plan *p, const char *node)
 {
     char *av[] = { (char *)p->mpi_worker, "--plan", "--impl", "mpi:fused:dissemination", "--mpi-node", (char *)node,
                    NULL };
     struct ag_child c = { 0 };
     if (ag_child_run(av, environ, 30, &c)) {
-        const char *why = strstr(c.error, "--mpi-node: ");
-        fprintf(stderr, "%s: %s\n", PROG, why ? why : c.error);
+        const char *why = strstr(c.error, "bench-mpi: ");
+        fprintf(stderr, "%s: %s\n", PROG, why ? why + strlen("bench-mpi: ") : c.error);
         exit(2);
     }
     free(c.out);

@@ -51,8 +51,8 @@ struct ag_team_loops *ag_team_loops_new(unsigned n);
  *   AG_LOOP_DYNAMIC        chunks of `chunk` in iteration order from one counter, to threads as they ask
  *   AG_LOOP_STEAL          nonmonotonic dynamic: thread t starts on the t-th of n equal runs of chunks
  *                          (the iterations a static split gives it, whose data it likely touched last) and,
- *                          when its own are gone, takes half of what another thread has left; the thread
- *                          that takes the chunk holding the last iteration takes no other
+ *                          when its own are gone, takes half of what another thread has left (2 chunks
+ *                          or more); the chunk holding the last iteration is the last thread's final one
  *   AG_LOOP_GUIDED         chunks of the even share of what is left (libgomp) or half of it (libomp),
  *                          never below `chunk`
  *   AG_LOOP_STATIC(_CHUNKED) static splits, libomp's and gcc's alike, computed by each thread alone
@@ -84,8 +84,8 @@ struct ag_loop_cur {
     struct ag_loop_range *ranges; /* AG_LOOP_STEAL: the slot's n ranges */
     uint64_t instance, trip, chunk, nchunks;
     uint64_t own;              /* a team of one: iterations taken; static chunked: this thread's next chunk;
-                                * static: 1 once the thread has its chunk; AG_LOOP_STEAL: 1 once it has
-                                * the chunk holding the last iteration */
+                                * static: 1 once the thread has its chunk; AG_LOOP_STEAL: 1 once the
+                                * last thread has the chunk holding the last iteration */
     uint64_t lb;               /* the first iteration's value, as the unsigned twin of the loop's type */
     uint64_t hi;               /* gomp_loop.c: the loop's end value, which ends the last chunk */
     int64_t st;                /* the increment */
