@@ -1,9 +1,11 @@
-/* barrier.c — the barrier object: validation, spec resolution, layout, dispatch, errors. */
+/* barrier.c — the barrier object: validation, spec resolution, layout, dispatch (and the hand-on after a
+ * release that woke sleepers), errors. */
 #define _GNU_SOURCE
 #include "auto.h"
 #include "internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +259,7 @@ int ag_barrier_init(ag_barrier_t **out, const ag_config_t *cfg)
 extern void __tsan_acquire(void *addr) __attribute__((weak));
 extern void __tsan_release(void *addr) __attribute__((weak));
 
-static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
+static int run_episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
 {
     if (b->run.n == 1) { /* one participant: complete on arrival, without marking itself inside */
         /* but not in the middle of its own split phase: only ag_arrive sets this marker here */
@@ -276,6 +278,34 @@ static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
     if (rc == 0 || rc == AG_SERIAL)
         __tsan_acquire(sync);
     return rc;
+}
+
+/* The hand-on, under a policy that yields (wait.h ag_wait_yields: auto when participants outnumber the
+ * CPUs). A participant whose release woke sleepers gives its CPU away once at the end of the episode:
+ * those it woke may be runnable on its CPU, and otherwise they wait there behind its next phase — for
+ * the whole of a scheduler slice when that phase is the program's own busy-wait for one of them (PRK's
+ * Reduce spins on a partner's flag between barriers): the kernel lets a running thread go on rather than
+ * switch to one it has just woken (Linux's EEVDF scheduler, 6.6 and later, runs it to the end of its
+ * slice; its sched_yield moves the caller's virtual deadline a slice later, which is why waiters that
+ * yielded before they slept came after the releaser). Measured in docs/results.md ("fifteenth
+ * part"): PRK Reduce with gcc at 4 threads on 2 CPUs 3.2-3.6 ms per iteration before, 0.5-0.8 after;
+ * the OpenMP apps with libgomp at 4 threads 1.1-1.5x faster, with libomp level. A releaser that woke nobody yields
+ * nothing: yielding after every episode made short episodes 15-25% slower (an extra switch each).
+ * Split phase: at the end of the arrive or depart that released. wakes_before: ag_flag_wakes_issued()
+ * when the call began. */
+static int hand_on(unsigned wakes_before, int rc)
+{
+    if ((rc == 0 || rc == AG_SERIAL) && ag_flag_wakes_issued() != wakes_before)
+        sched_yield();
+    return rc;
+}
+
+static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
+{
+    if (!ag_wait_yields(b->run.fl.wp))
+        return run_episode(b, tid, deadline);
+    unsigned w = ag_flag_wakes_issued();
+    return hand_on(w, run_episode(b, tid, deadline));
 }
 
 int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
@@ -301,7 +331,9 @@ int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token)
         __tsan_release(&b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1]);
     if (b->run.fl.pshared)
         ag_owner_stamp(b, tid); /* before ag_arrive sets the marker (owner.c, I1) */
-    return ag_arrive(b->algo, &b->run, b->self, tid, token, &b->lanes[tid]);
+    unsigned w = ag_flag_wakes_issued();
+    int rc = ag_arrive(b->algo, &b->run, b->self, tid, token, &b->lanes[tid]);
+    return ag_wait_yields(b->run.fl.wp) ? hand_on(w, rc) : rc;
 }
 
 int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline)
@@ -310,10 +342,11 @@ int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const str
     if (!b || tid >= b->run.n || ag_deadline_ns(abs_deadline, &dl))
         return EINVAL;
     char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
+    unsigned w = ag_flag_wakes_issued();
     int rc = ag_depart(b->algo, &b->run, b->self, tid, token, dl, &b->lanes[tid]);
     if (__tsan_acquire && (rc == 0 || rc == AG_SERIAL))
         __tsan_acquire(sync);
-    return rc;
+    return ag_wait_yields(b->run.fl.wp) ? hand_on(w, rc) : rc;
 }
 
 int ag_barrier_cancel(ag_barrier_t *b)

@@ -98,10 +98,18 @@ static _Atomic uint32_t *futex_word(const ag_flags_t *f, uint32_t i)
 #endif
 }
 
+static _Thread_local unsigned wakes_issued; /* wake-ups that found a sleeper, by this thread */
+
+unsigned ag_flag_wakes_issued(void)
+{
+    return wakes_issued;
+}
+
 void ag_flag_wake(const ag_flags_t *f, uint32_t i)
 {
-    syscall(SYS_futex, futex_word(f, i), f->pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
-            NULL, 0);
+    if (syscall(SYS_futex, futex_word(f, i), f->pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+                NULL, 0) > 0)
+        wakes_issued++;
 }
 
 /* Sleep while flag i is unchanged; 0 when the condition holds, ETIMEDOUT past the deadline. */

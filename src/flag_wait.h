@@ -17,6 +17,9 @@ int ag_membarrier_env_check(char *msg, size_t msglen);
 int  ag_flag_wait_slow(const struct ag_flags *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
 /* The same for a group leader: a paused spin for the policy's lead_ns first (wait.h). */
 int  ag_flag_wait_lead_slow(const struct ag_flags *f, uint32_t i, int cond, uint64_t v, uint64_t deadline);
+/* How many of the calling thread's futex wake-ups (ag_flag_wake) found a sleeper: counted per thread,
+ * wrapping; compare two readings for equality (barrier.c, hand_on). */
+unsigned ag_flag_wakes_issued(void);
 /* Wake every futex sleeper on flag i. */
 void ag_flag_wake(const struct ag_flags *f, uint32_t i);
 /* Break the barrier: set the broken flag and wake every waiter, spinning or asleep. */

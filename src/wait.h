@@ -62,6 +62,14 @@ static inline int ag_wait_may_block(const struct ag_waitpol *wp)
     return wp->kind == AG_W_BLOCK || wp->kind == AG_W_HYBRID;
 }
 
+/* Whether a policy gives the CPU away with sched_yield while it waits (yield; hybrid with a yield phase,
+ * which is auto's policy when participants outnumber the CPUs). Then a participant
+ * whose release woke sleepers gives its CPU away once at the end of the episode (barrier.c, hand_on). */
+static inline int ag_wait_yields(const struct ag_waitpol *wp)
+{
+    return wp->kind == AG_W_YIELD || (wp->kind == AG_W_HYBRID && wp->yield_ns > 0);
+}
+
 /* Whether sleeping is the exception (a policy that spins first): then the sleeper pays the Dekker fence
  * with membarrier() and releases stay plain stores; where sleeping is the rule (block, or no spin
  * phase) a membarrier per sleep costs more than a seq_cst store per release (flags.h). */
