@@ -281,31 +281,34 @@ static int run_episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
 }
 
 /* The hand-on, under a policy that yields (wait.h ag_wait_yields: auto when participants outnumber the
- * CPUs). A participant whose release woke sleepers gives its CPU away once at the end of the episode:
- * those it woke may be runnable on its CPU, and otherwise they wait there behind its next phase — for
- * the whole of a scheduler slice when that phase is the program's own busy-wait for one of them (PRK's
- * Reduce spins on a partner's flag between barriers): the kernel lets a running thread go on rather than
- * switch to one it has just woken (Linux's EEVDF scheduler, 6.6 and later, runs it to the end of its
- * slice; its sched_yield moves the caller's virtual deadline a slice later, which is why waiters that
- * yielded before they slept came after the releaser). Measured in docs/results.md ("fifteenth
- * part"): PRK Reduce with gcc at 4 threads on 2 CPUs 3.2-3.6 ms per iteration before, 0.5-0.8 after;
- * the OpenMP apps with libgomp at 4 threads 1.1-1.5x faster, with libomp level. A releaser that woke nobody yields
- * nothing: yielding after every episode made short episodes 15-25% slower (an extra switch each).
- * Split phase: at the end of the arrive or depart that released. wakes_before: ag_flag_wakes_issued()
- * when the call began. */
-static int hand_on(unsigned wakes_before, int rc)
+ * CPUs). A participant whose release woke sleepers gives its CPU away once at the end of the call that
+ * released (a wait, or the split phase's arrive or depart): those it woke may be runnable on its CPU,
+ * and otherwise they wait there behind its next phase — for the whole of a scheduler slice when that
+ * phase is the program's own busy-wait for one of them (PRK's Reduce spins on a partner's flag between
+ * barriers). The kernel lets a running thread go on rather than switch to one it has just woken (Linux's
+ * EEVDF scheduler, 6.6 and later, runs it to the end of its slice; and its sched_yield moves the caller's
+ * virtual deadline a slice later, so waiters that yielded before they slept come after the releaser).
+ * Measured in docs/results.md ("fifteenth part"): PRK Reduce with gcc at 4 threads on 2 CPUs 3.2-3.6 ms
+ * per iteration before, 0.5-0.8 after; the OpenMP apps with libgomp at 4 threads 1.1-1.5x faster, with
+ * libomp level. A releaser that woke nobody yields nothing: a yield after every episode made libomp's
+ * short episodes 20-29% slower (an extra switch each).
+ * wakes_at: this thread's ag_flag_wakes_issued() before the call (read only under such a policy). */
+static unsigned wakes_at(const ag_barrier_t *b)
 {
-    if ((rc == 0 || rc == AG_SERIAL) && ag_flag_wakes_issued() != wakes_before)
+    return ag_wait_yields(b->run.fl.wp) ? ag_flag_wakes_issued() : 0;
+}
+
+static int hand_on(const ag_barrier_t *b, unsigned wakes_before, int rc)
+{
+    if (ag_wait_yields(b->run.fl.wp) && (rc == 0 || rc == AG_SERIAL) && ag_flag_wakes_issued() != wakes_before)
         sched_yield();
     return rc;
 }
 
 static int episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
 {
-    if (!ag_wait_yields(b->run.fl.wp))
-        return run_episode(b, tid, deadline);
-    unsigned w = ag_flag_wakes_issued();
-    return hand_on(w, run_episode(b, tid, deadline));
+    unsigned w = wakes_at(b);
+    return hand_on(b, w, run_episode(b, tid, deadline));
 }
 
 int ag_barrier_wait(ag_barrier_t *b, unsigned tid)
@@ -331,9 +334,8 @@ int ag_barrier_arrive(ag_barrier_t *b, unsigned tid, ag_token_t *token)
         __tsan_release(&b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1]);
     if (b->run.fl.pshared)
         ag_owner_stamp(b, tid); /* before ag_arrive sets the marker (owner.c, I1) */
-    unsigned w = ag_flag_wakes_issued();
-    int rc = ag_arrive(b->algo, &b->run, b->self, tid, token, &b->lanes[tid]);
-    return ag_wait_yields(b->run.fl.wp) ? hand_on(w, rc) : rc;
+    unsigned w = wakes_at(b);
+    return hand_on(b, w, ag_arrive(b->algo, &b->run, b->self, tid, token, &b->lanes[tid]));
 }
 
 int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const struct timespec *abs_deadline)
@@ -342,11 +344,11 @@ int ag_barrier_depart(ag_barrier_t *b, unsigned tid, ag_token_t token, const str
     if (!b || tid >= b->run.n || ag_deadline_ns(abs_deadline, &dl))
         return EINVAL;
     char *sync = &b->tsan_sync[flag_load(&b->run.fl, ag_at(b->self, tid)) & 1];
-    unsigned w = ag_flag_wakes_issued();
+    unsigned w = wakes_at(b);
     int rc = ag_depart(b->algo, &b->run, b->self, tid, token, dl, &b->lanes[tid]);
     if (__tsan_acquire && (rc == 0 || rc == AG_SERIAL))
         __tsan_acquire(sync);
-    return ag_wait_yields(b->run.fl.wp) ? hand_on(w, rc) : rc;
+    return hand_on(b, w, rc);
 }
 
 int ag_barrier_cancel(ag_barrier_t *b)

@@ -3,9 +3,9 @@
  *
  * Two participants. B waits first; A watches B's thread in /proc until the kernel has put it to sleep
  * (state S: with these policies B sleeps only in its futex; with `yield`, until B has yielded), then
- * arrives, completing the episode and waking B. This file defines sched_yield, so the library's calls come here (the test links the static
- * library) and are counted per thread before they yield. Checked, for each entry point (wait, and a
- * split-phase arrive that releases):
+ * arrives, completing the episode and waking B. This file defines sched_yield, so the library's calls
+ * come here (the test links the static library) and are counted per thread before they yield.
+ * Checked, for each entry point (wait, and a split-phase arrive that releases):
  *   - hybrid with a yield phase (auto's policy when participants outnumber the CPUs): A's call woke B
  *     (ag_flag_wakes_issued moved) and A yielded exactly once in it;
  *   - block (waiters sleep at once, no yielding policy): A woke B and yielded nothing;
@@ -129,8 +129,8 @@ int main(void)
                   "wait=%s via %s: episode returned A %d, B %d", cases[i].wait, how, rc_a, rc_b);
             CHECK(woke == cases[i].woke, "wait=%s via %s: A's release woke a sleeper: %d, expected %d",
                   cases[i].wait, how, woke, cases[i].woke);
-            CHECK(y == cases[i].y, "wait=%s via %s: A yielded %u times in its call, expected %u", cases[i].wait,
-                  how, y, cases[i].y);
+            CHECK(y == cases[i].y, "wait=%s via %s: A yielded %u times in its call, expected %u",
+                  cases[i].wait, how, y, cases[i].y);
         }
     return check_done();
 }
