@@ -11,8 +11,9 @@ built as DejaGnu's libgomp.exp builds it (-fopenmp -O2, its dg-options and dg-ad
 dg-additional-sources) and run with its dg-set-target-env-var settings in every mode, once alone and once
 with the shim preloaded: t2 (the default team, one thread per CPU), bind (OMP_PROC_BIND=true), t3 and t4
 (OMP_NUM_THREADS). Tests for an offload device, or that only compile or link, are left out. A test whose
-exit status differs between the two runs is printed with the end of its output; the exit status is 1 if
-any differs, 0 if none does, 2 for bad usage.
+exit status differs between the two runs is printed with the end of its output, and one that passed both
+ways but took three times as long and a second more under the shim is printed with its two times (run with
+--jobs 1 to time); the exit status is 1 if any differs, 0 if none does, 2 for bad usage.
 
 libomp: LLVM's OpenMP runtime tests (openmp/runtime/test, lit tests) of the installed clang's release (`apt-get
 source llvm-toolchain-N`, of which only that folder and the src/kmp_platform.h it includes are unpacked), built
@@ -40,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = {'t2': {}, 'bind': {'OMP_PROC_BIND': 'true'},
@@ -151,11 +153,12 @@ def run_one(d, mode, shim, timeout=120):
     if shim:
         env['LD_PRELOAD'] = shim
     with tempfile.TemporaryDirectory() as cwd:  # tests that write files, run side by side, each its own
+        t0 = time.monotonic()
         try:
             r = subprocess.run([d['exe']], env=env, capture_output=True, timeout=timeout, cwd=cwd)
-            return r.returncode, (r.stdout + r.stderr)[-300:].decode(errors='replace')
+            return r.returncode, (r.stdout + r.stderr)[-300:].decode(errors='replace'), time.monotonic() - t0
         except subprocess.TimeoutExpired:
-            return 'timeout', ''
+            return 'timeout', '', time.monotonic() - t0
 
 
 def llvm_sources(work):
@@ -250,7 +253,9 @@ def lit_runner(mode, shim, timeout, marker):
 
 
 def run_lit(testdir, rel, runs, mode, shim, timeout, filecheck):
-    """Runs a test's RUN lines in order in a temporary directory: 0, or how the first that failed ended."""
+    """Runs a test's RUN lines in order in a temporary directory: (0, or how the first that failed ended; the
+    end of its output; the seconds they took, compiling included)."""
+    t0 = time.monotonic()
     env = {k: v for k, v in os.environ.items()
            if k != 'LD_PRELOAD' and not k.startswith(('OMP_', 'KMP_', 'ANDGATE_'))}
     env['LD_LIBRARY_PATH'] = ':'.join(p for p in (f'{LLVM_DIR}/lib', env.get('LD_LIBRARY_PATH')) if p)
@@ -270,12 +275,17 @@ def run_lit(testdir, rel, runs, mode, shim, timeout, filecheck):
                 open(marker, 'w').close()
             if p.returncode:
                 how = 'timeout' if os.path.exists(marker) else f'exit {p.returncode}'
-                return f'{how} at RUN {i}', out[-300:].decode(errors='replace')
-        return 0, out[-300:].decode(errors='replace')
+                return f'{how} at RUN {i}', out[-300:].decode(errors='replace'), time.monotonic() - t0
+        return 0, out[-300:].decode(errors='replace'), time.monotonic() - t0
+
+
+SLOWER = 3.0  # report() lists a run under the shim that took this many times as long as alone
 
 
 def report(suite, work, names, modes, shim, res):
-    """Prints the runs whose results differ alone and under the shim, writes them all to WORK: (differ, fail)."""
+    """Prints the runs whose results differ alone and under the shim, and those that passed both ways but took
+    SLOWER times as long (and a second more) under the shim; writes them all, with their seconds, to WORK:
+    (differ, fail). The times are one run each: a slower run is a lead to measure, not a finding."""
     differ = 0
     for rel in sorted(names):
         for m in modes:
@@ -283,8 +293,11 @@ def report(suite, work, names, modes, shim, res):
             if alone[0] != under[0]:
                 differ += 1
                 print(f'DIFFER {rel} [{m}]: alone {alone[0]}, shim {under[0]}: {under[1].strip()[-200:]!r}')
+            elif alone[0] == 0 and under[2] > SLOWER * alone[2] and under[2] > alone[2] + 1:
+                print(f'SLOWER {rel} [{m}]: alone {alone[2]:.2f} s, shim {under[2]:.2f} s')
     fail = sum(1 for (rel, m, s), r in res.items() if not s and r[0] != 0)
-    json.dump({f'{rel} {m} {"shim" if s else "alone"}': r[0] for (rel, m, s), r in res.items()},
+    json.dump({f'{rel} {m} {"shim" if s else "alone"}': {'result': r[0], 'seconds': round(r[2], 3)}
+               for (rel, m, s), r in res.items()},
               open(os.path.join(work, f'results-{suite}.json'), 'w'), indent=0)
     return differ, fail
 
