@@ -23,6 +23,7 @@
 #include "andgate.h"
 #include "check.h"
 #include "flag_wait.h"
+#include "proc_state.h"
 
 static _Thread_local unsigned yields; /* this thread's sched_yield calls */
 static _Atomic pid_t b_tid;            /* B's kernel thread id, once it runs */
@@ -49,21 +50,6 @@ static void *party_b(void *p)
     return NULL;
 }
 
-/* B's scheduler state letter from /proc/self/task/TID/stat, or 0 */
-static char state_of(pid_t tid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *close = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-    return close && close[1] == ' ' ? close[2] : 0;
-}
-
 /* A (this thread) completes an episode B sleeps in; returns how often A yielded in its call, and
  * whether that call woke somebody (*woke). */
 static unsigned release_sleeper(const char *wait, int split, int *woke, int *rc_a, int *rc_b)
@@ -80,7 +66,7 @@ static unsigned release_sleeper(const char *wait, int split, int *woke, int *rc_
     pthread_create(&th, NULL, party_b, &x);
     /* B has arrived and waits: asleep in its futex, or (policy yield) in its yield loop */
     int sleeps = strcmp(wait, "yield") != 0;
-    while (!b_tid || (sleeps ? state_of(b_tid) != 'S' : b_yields == 0))
+    while (!b_tid || (sleeps ? proc_state(getpid(), b_tid) != 'S' : b_yields == 0))
         syscall(SYS_sched_yield); /* not counted: only A's call below is */
     unsigned w0 = ag_flag_wakes_issued(), y0 = yields;
     if (split) {

@@ -28,6 +28,7 @@
 #include "check.h"
 #include "internal.h"
 #include "owner.h"
+#include "proc_state.h"
 #include "spec.h"
 
 #define EPISODES_BEFORE 50
@@ -269,19 +270,6 @@ static pid_t fork_zombie_leader(void)
     return p;
 }
 
-static char proc_state(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    size_t k = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[k] = '\0';
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void liveness_case(void)
 {
     struct ag_owner me, o;
@@ -330,9 +318,9 @@ static void liveness_case(void)
     /* the leader has exited, another thread runs: alive */
     p = fork_zombie_leader();
     ag_owner_of(p, &o);
-    for (int i = 0; i < 60000 && proc_state(p) != 'Z'; i++)
+    for (int i = 0; i < 60000 && proc_state(p, 0) != 'Z'; i++)
         usleep(1000);
-    CHECK(proc_state(p) == 'Z', "the leader did not exit (state %c)", proc_state(p));
+    CHECK(proc_state(p, 0) == 'Z', "the leader did not exit (state %c)", proc_state(p, 0));
     CHECK(ag_owner_state(&o) == AG_OWNER_ALIVE, "a zombie leader with a live thread is alive");
     kill(p, SIGKILL);
     waitid(P_PID, (id_t)p, &si, WEXITED | WNOWAIT);
