@@ -187,7 +187,8 @@ void ag_place(ag_barrier_t *b, unsigned n, _Atomic uint64_t *slots, _Atomic uint
     uint32_t broken = b->run.fl.broken;
     b->run = (struct ag_run){
         /* membarrier() fences only this process: never for process-shared barriers */
-        .fl = { .slots = slots, .sleepers = sleepers, .wp = &b->wp, .pshared = pshared,
+        .fl = { .slots = slots, .sleepers = sleepers, .wp = &b->wp, .stalled_at = &b->stalled_at,
+                .pshared = pshared,
                 .asym = sleepers && !pshared && ag_wait_sleeps_rarely(&b->wp) && ag_membarrier_ready(),
                 .broken = broken, .nslots = L->nslots },
         .n = n,
@@ -291,7 +292,9 @@ static int run_episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
  * Measured in docs/results.md ("fifteenth part"): PRK Reduce with gcc at 4 threads on 2 CPUs 3.2-3.6 ms
  * per iteration before, 0.5-0.8 after; the OpenMP apps with libgomp at 4 threads 1.1-1.5x faster, with
  * libomp level. A releaser that woke nobody yields nothing: a yield after every episode made libomp's
- * short episodes 20-29% slower (an extra switch each).
+ * short episodes 20-29% slower (an extra switch each). Waiters that only yield are not seen here: where
+ * one of them is kept from its CPU, hybrid's stall rule (wait.h) makes the team's waiters sleep for a
+ * while, so that the rule here sees them.
  * wakes_at: this thread's ag_flag_wakes_issued() before the call (read only under such a policy). */
 static unsigned wakes_at(const ag_barrier_t *b)
 {

@@ -183,6 +183,27 @@ void ag_flags_break(const ag_flags_t *f)
 
 #define DEADLINE_CHECK_EVERY 64u
 
+/* The stall rule of hybrid's yield phase (stall_ns > 0; wait.h says why): the yield budget of a wait that
+ * starts at `start`, the policy's or AG_STALLED_YIELD_NS within AG_YIELD_STALL_MEMORY_NS of a stall. The memory
+ * (f->stalled_at, 0: never) is the barrier's, not the thread's: with threads the kernel moves between
+ * CPUs, the next thread kept from its CPU is seldom the last one (PRK's Reduce unbound: 0.8-1.0 ms per
+ * iteration with a memory per thread, 0.45 with one per barrier, docs/results.md "seventeenth part"). */
+static uint64_t yield_budget(const ag_flags_t *f, uint64_t start)
+{
+    uint64_t yield_ns = f->wp->yield_ns;
+    if (!f->wp->stall_ns || yield_ns <= AG_STALLED_YIELD_NS || !f->stalled_at)
+        return yield_ns;
+    uint64_t at = atomic_load_explicit(f->stalled_at, memory_order_relaxed);
+    return at && start - at < AG_YIELD_STALL_MEMORY_NS ? AG_STALLED_YIELD_NS : yield_ns;
+}
+
+/* A yield of this wait came back at `back`, `took` ns after it began. */
+static void note_yield(const ag_flags_t *f, uint64_t back, uint64_t took)
+{
+    if (f->wp->stall_ns && took > f->wp->stall_ns && f->stalled_at)
+        atomic_store_explicit(f->stalled_at, back, memory_order_relaxed);
+}
+
 /* Pause instructions until the clock reaches t: backoff's pauses and pause:delay_ns's delay (wait.c says
  * why the clock and not a calibrated count). */
 static void pause_until(uint64_t t)
@@ -245,7 +266,8 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
     case AG_W_BLOCK:
         return block(f, i, cond, v, deadline);
     case AG_W_HYBRID: {
-        /* phase 1: paused spin for spin_ns; phase 2: sched_yield polls for yield_ns; then the futex.
+        /* phase 1: paused spin for spin_ns; phase 2: sched_yield polls for yield_ns (shorter after a
+         * stall: yield_budget); then the futex.
          * A barrier often completes within a few polls: poll before reading the clock (a clock read
          * costs as much as a cache-line transfer on some machines) and start the budget after them. */
         if (wp->ns)
@@ -254,17 +276,22 @@ int ag_flag_wait_slow(const ag_flags_t *f, uint32_t i, int cond, uint64_t v, uin
                     return outcome(r);
                 ag_cpu_relax();
             }
-        uint64_t start = ag_now_ns(), spin_until = start + wp->ns, yield_until = spin_until + wp->yield_ns;
+        uint64_t start = ag_now_ns(), spin_until = start + wp->ns;
+        uint64_t yield_until = spin_until + yield_budget(f, start);
         if (yield_until > deadline)
             yield_until = deadline;
         if (spin_until > yield_until)
             spin_until = yield_until;
         if (wp->ns && (r = spin_to(f, i, cond, v, spin_until)))
             return outcome(r);
+        uint64_t now = wp->ns ? ag_now_ns() : start;
         while (!(r = ready(f, i, cond, v))) {
-            if (ag_now_ns() >= yield_until)
+            if (now >= yield_until)
                 return block(f, i, cond, v, deadline);
             sched_yield();
+            uint64_t back = ag_now_ns(); /* after the yield: the last one, before the flag is seen, counts */
+            note_yield(f, back, back - now);
+            now = back;
         }
         return outcome(r);
     }

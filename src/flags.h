@@ -68,6 +68,7 @@ typedef struct ag_flags {
     _Atomic uint64_t *slots;
     _Atomic uint32_t *sleepers;         /* NULL when the wait policy never blocks */
     const struct ag_waitpol *wp;
+    _Atomic uint64_t *stalled_at;       /* hybrid's stall rule (flag_wait.c): when a waiter's yield last stalled */
     int pshared;
     int asym;                           /* sleepers issue membarrier(): releasers need no fence */
     uint32_t broken;                    /* the broken flag */

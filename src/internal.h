@@ -22,6 +22,7 @@ struct ag_barrier {
     unsigned line;
     void *state;                  /* process-local, also for process-shared barriers */
     int owns_memory;              /* 0: attached to a process-shared segment */
+    _Atomic uint64_t stalled_at;  /* hybrid's stall rule: this process's last stalled yield (flag_wait.c) */
     char desc[256];
     /* an adaptive algorithm's description once it has decided: desc and " chose=<spec>", written by the
      * first ag_barrier_describe to see the decision (0 none, 1 being written, 2 written) */

@@ -30,8 +30,9 @@
 #define SHM_MAGIC UINT64_C(0x45544147444e41) /* "ANDGATE" */
 /* 2: participant lines carry owner words (pid, start time, namespace key), which ag_barrier_reset
  * reads to tell a participant that died inside from one still waiting; a version-1 process would
- * leave them stale, so the two never share a segment. 3: the wait policy's lead_ns (wait.h) */
-#define SHM_VERSION 3u
+ * leave them stale, so the two never share a segment. 3: the wait policy's lead_ns (wait.h). 4: its
+ * stall_ns */
+#define SHM_VERSION 4u
 #define SHM_ALIGN 128u
 #define AG_MAX_SHM_THREADS (1u << 20)
 
@@ -42,7 +43,7 @@ struct shm_header {
     uint32_t nthreads, algo;
     int64_t params[AG_MAXKEYS];
     uint32_t wait_kind, pad0;
-    uint64_t wait_ns, wait_yield_ns, wait_lead_ns;
+    uint64_t wait_ns, wait_yield_ns, wait_lead_ns, wait_stall_ns;
     uint32_t ngroups[3], nslots;
     uint64_t epoch0;
     uint64_t shape_off, state_off, state_size, arena_off, sleepers_off;
@@ -134,6 +135,7 @@ static int plan_from_config(const ag_config_t *cfg, struct plan *p)
     h->wait_ns = wp.ns;
     h->wait_yield_ns = wp.yield_ns;
     h->wait_lead_ns = wp.lead_ns;
+    h->wait_stall_ns = wp.stall_ns;
     for (int l = 0; l < 3; l++)
         h->ngroups[l] = p->sh.ngroups[l];
     if ((rc = lay_out(h, cfg->nthreads, p->L.state_size, p->L.nslots)))
@@ -321,7 +323,8 @@ static int open_segment(const void *mem, size_t len, struct plan *p, char *msg, 
     long params[AG_MAXKEYS];
     for (int k = 0; k < AG_MAXKEYS; k++)
         params[k] = (long)h->params[k];
-    struct ag_waitpol wp = { (int)h->wait_kind, h->wait_ns, h->wait_yield_ns, h->wait_lead_ns };
+    struct ag_waitpol wp = { (int)h->wait_kind, h->wait_ns, h->wait_yield_ns, h->wait_lead_ns,
+                             h->wait_stall_ns };
     if (!(p->b = ag_handle_alloc(h->nthreads)))
         return snprintf(msg, msglen, "out of memory"), ENOMEM;
     if ((rc = ag_plan(p->b, h->nthreads, h->algo, params, &wp, &p->sh, &p->L)))

@@ -16,10 +16,11 @@ enum ag_wait_kind { AG_W_SPIN, AG_W_PAUSE, AG_W_BACKOFF, AG_W_YIELD, AG_W_BLOCK,
 /* A resolved policy ("auto" is resolved to hybrid with budgets). ns: pause delay_ns, backoff max_ns or hybrid spin_ns;
  * yield_ns: hybrid's budget of sched_yield polling after the spin and before the futex; lead_ns: hybrid's
  * paused spin for a group leader before the rest of the policy (flag_wait_lead in flags.h: a waiter whose
- * CPU-mates all wait in the same barrier gains nothing by yielding the CPU to them). */
+ * CPU-mates all wait in the same barrier gains nothing by yielding the CPU to them); stall_ns: hybrid's
+ * stall rule, 0 off (below). */
 struct ag_waitpol {
     int kind;
-    uint64_t ns, yield_ns, lead_ns;
+    uint64_t ns, yield_ns, lead_ns, stall_ns;
 };
 
 /* "auto" while participants do not outnumber the CPUs the process may run on: spin (paused) 20 us, then
@@ -27,11 +28,32 @@ struct ag_waitpol {
  * classic 2-competitive rule. */
 #define AG_AUTO_SPIN_NS 20000u
 /* "auto" when participants outnumber those CPUs (a cgroup quota does not count: barrier.c): no spinning
- * (it would burn the timeslice a late participant needs), sched_yield polling for 5 us — the CPU goes
- * straight to a runnable participant and a back-to-back barrier usually completes without any futex
- * round trip — then block. Longer yielding (20, 50 us) bought no latency and burned CPU under jitter.
- * Measured in docs/results.md. */
-#define AG_AUTO_YIELD_NS 5000u
+ * (it would burn the timeslice a late participant needs), sched_yield polling for 20 us — the CPU goes
+ * straight to a runnable participant and a barrier usually completes without any futex round trip —
+ * then block. 20 us is the spin budget's rule again: yield for about what a futex sleep and wake-up
+ * cost. It was 5 us until the seventeenth part (docs/results.md): with 4 threads on 2 CPUs a program's
+ * waits outlast 5 us (its CPU-mates run their phases), so its threads slept and were woken at nearly
+ * every barrier; 20 us made the OpenMP apps under the preload 1.3-1.8x and streamcluster 1.3x faster,
+ * back-to-back barriers level or faster (2x at 8 threads), at up to 40% more CPU per episode in the
+ * bench's jitter method (waiters yield 20 us where they slept after 5). Longer budgets (50 us to 1 ms)
+ * bought the apps nothing more. */
+#define AG_AUTO_YIELD_NS 20000u
+/* The stall rule of hybrid's yield phase (flag_wait.c), on with stall_ns > 0: auto's AG_YIELD_STALL_NS
+ * when participants outnumber the CPUs. A sched_yield that comes back after more than stall_ns means
+ * a thread ran that long on the waiter's CPU without giving it away: the program's own phase, or its
+ * own busy-wait for a flag (PRK's Reduce spins on a partner's flag between barriers; a slice of Linux's
+ * EEVDF scheduler is 0.75 ms times 1 + log2 of the CPUs, and a released waiter that yields runs only
+ * when that slice ends). A waiter that yields does not show the releaser that it is waiting for the
+ * CPU, one that sleeps does: the releaser's futex wake-up finds it and the hand-on gives it the CPU
+ * (barrier.c). So for AG_YIELD_STALL_MEMORY_NS after such a yield, the yield phases of the barrier's
+ * waiters last at most AG_STALLED_YIELD_NS, then they sleep. The barrier-bound phases of the OpenMP
+ * apps yield for microseconds (a histogram of cg at 4 threads on 2 CPUs: 1 yield in 200 over 8 us, 50
+ * of 800,000 over 128 us); Reduce's stalls are 2-8 ms. Off unless asked for: the preload's libomp
+ * teams wait as libomp does (yielding for its block time), and the rule cost libomp's barrier-bound
+ * apps up to 25% at 8 threads on 2 CPUs. Measured in docs/results.md ("seventeenth part"). */
+#define AG_YIELD_STALL_NS 200000u
+#define AG_YIELD_STALL_MEMORY_NS 100000000u
+#define AG_STALLED_YIELD_NS 5000u
 /* ... and, in that case, a group leader's spin before it yields (lead_ns): once a leader's CPU-mates have
  * all arrived, the only useful work left on its CPU is its own exchange with the other groups' leaders, and
  * a sched_yield would hand the CPU to a mate that checks its flag and yields back (two switches, about

@@ -200,7 +200,7 @@ static void test_auto(void)
     ag_barrier_destroy(b);
     ag_config_t many = { .nthreads = 4 * ag_usable_cpus() + 1, .wait = "auto" };
     CHECK(ag_barrier_init(&b, &many) == 0, "auto oversubscribed");
-    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=5000") != NULL,
+    CHECK(strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=20000,stall_ns=200000") != NULL,
           "oversubscribed auto yields, then blocks: %s",
           ag_barrier_describe(b));
     CHECK(strncmp(ag_barrier_describe(b), "central:", 8) == 0 && !strstr(ag_barrier_describe(b), "lead_ns"),
@@ -219,7 +219,8 @@ static void test_auto(void)
             ag_config_t placed = { .nthreads = 4, .wait = "auto", .cpus = cpus };
             CHECK(ag_barrier_init(&b, &placed) == 0, "auto wait with placed pairs");
             CHECK(strstr(ag_barrier_describe(b), "hybrid:group=core") &&
-                  strstr(ag_barrier_describe(b), "wait=hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000"),
+                  strstr(ag_barrier_describe(b),
+                         "wait=hybrid:spin_ns=0,yield_ns=20000,lead_ns=20000,stall_ns=200000"),
                   "placed pairs, wait=auto: %s", ag_barrier_describe(b));
         } else {
             CHECK(ag_barrier_init(&b, &pairs) == 0, "again");

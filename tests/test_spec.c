@@ -54,6 +54,7 @@ static void test_roundtrips(void)
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000");
+    roundtrip(&ag_wait_table, "hybrid:spin_ns=0,yield_ns=20000,lead_ns=20000,stall_ns=200000");
     roundtrip(&ag_wait_table, "backoff:max_ns=100000");
     roundtrip(&ag_wait_table, "pause:delay_ns=61");
 }
@@ -235,8 +236,9 @@ static void test_wait_resolve(void)
     } cases[] = {
         { "auto", 2, 2, 1, "hybrid:spin_ns=20000,yield_ns=0" },
         /* oversubscribed: leaders spin where the participants are placed, not where nobody knows */
-        { "auto", 4, 2, 1, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000" },
-        { "auto", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=5000" },
+        { "auto", 4, 2, 1, "hybrid:spin_ns=0,yield_ns=20000,lead_ns=20000,stall_ns=200000" },
+        { "auto", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=20000,stall_ns=200000" },
+        { "hybrid:spin_ns=0,yield_ns=7,lead_ns=0,stall_ns=9", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=7,stall_ns=9" },
         { "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7", 4, 2, 0, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=7" },
         { "hybrid:yield_ns=10", 1, 2, 0, "hybrid:spin_ns=20000,yield_ns=10" },
         { "yield", 4, 2, 1, "yield" },

@@ -33,6 +33,7 @@ struct ag_mpi_gate {
     _Atomic uint32_t sleepers[G_SLOTS];
     ag_flags_t fl;
     struct ag_waitpol wp;
+    _Atomic uint64_t stalled_at; /* hybrid's stall rule (flag_wait.c) */
     _Alignas(128) atomic_int mpi; /* held by the one thread of this rank that may call MPI now */
     unsigned n;
 };
@@ -49,7 +50,8 @@ int ag_mpi_gate_make(struct ag_mpi_barrier *b)
     /* sleepers and asym as libandgate sets them for a private barrier (flags.h: where sleeping is rare
      * the sleeper pays the fence with membarrier(), and the release stays a plain store) */
     g->fl = (ag_flags_t){ .slots = g->slots, .sleepers = ag_wait_may_block(&g->wp) ? g->sleepers : NULL,
-                          .wp = &g->wp, .pshared = 0, .broken = G_BROKEN, .nslots = G_SLOTS,
+                          .wp = &g->wp, .stalled_at = &g->stalled_at, .pshared = 0, .broken = G_BROKEN,
+                          .nslots = G_SLOTS,
                           .asym = ag_wait_sleeps_rarely(&g->wp) && ag_membarrier_ready() };
     b->gate = g;
     return 0;

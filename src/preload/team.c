@@ -151,9 +151,10 @@ void ag_team_warm(const char *runtime)
  * the runtime would means never sleeping where it would still poll). OMP_WAIT_POLICY (OpenMP's
  * wait-policy-var): active polls, passive sleeps. Unset: libgomp spins GOMP_SPINCOUNT iterations
  * (300,000 by default) before its futex, and only 1,000 when its threads outnumber the CPUs — there
- * the library's own oversubscribed policy (yield 5 us, then futex) does better; libomp polls for
- * KMP_BLOCKTIME milliseconds (200 by default; "infinite" never sleeps), spinning while its threads fit
- * the CPUs and yielding at every poll when they do not (its default "throughput" library mode).
+ * the library's own oversubscribed policy (yield 20 us, then futex, with the stall rule: wait.h) does
+ * better; libomp polls for KMP_BLOCKTIME milliseconds (200 by default; "infinite" never sleeps),
+ * spinning while its threads fit the CPUs and yielding at every poll when they do not (its default
+ * "throughput" library mode; no stall rule, which would make its threads sleep where libomp polls).
  * quota_bound: the threads have a CPU each but a cgroup quota below their number (make() says why). */
 static const char *runtime_wait(const char *runtime, int oversubscribed, int quota_bound, char *buf, size_t len)
 {
@@ -166,7 +167,7 @@ static const char *runtime_wait(const char *runtime, int oversubscribed, int quo
     if (quota_bound) /* the runtimes' spins of milliseconds burn a quota the team needs: the library's own */
         return "auto";
     if (gomp && oversubscribed) {
-        snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u", AG_AUTO_YIELD_NS);
+        snprintf(buf, len, "hybrid:spin_ns=0,yield_ns=%u,stall_ns=%u", AG_AUTO_YIELD_NS, AG_YIELD_STALL_NS);
         return buf;
     }
     double ns;
