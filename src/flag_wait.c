@@ -184,10 +184,11 @@ void ag_flags_break(const ag_flags_t *f)
 #define DEADLINE_CHECK_EVERY 64u
 
 /* The stall rule of hybrid's yield phase (stall_ns > 0; wait.h says why): the yield budget of a wait that
- * starts at `start`, the policy's or AG_STALLED_YIELD_NS within AG_YIELD_STALL_MEMORY_NS of a stall. The memory
- * (f->stalled_at, 0: never) is the barrier's, not the thread's: with threads the kernel moves between
- * CPUs, the next thread kept from its CPU is seldom the last one (PRK's Reduce unbound: 0.8-1.0 ms per
- * iteration with a memory per thread, 0.45 with one per barrier, docs/results.md "seventeenth part"). */
+ * starts at `start`, the policy's, or AG_STALLED_YIELD_NS within AG_YIELD_STALL_MEMORY_NS of a stall.
+ * The memory (f->stalled_at, 0: never) is the barrier's, not the thread's: with threads the kernel moves
+ * between CPUs, the next thread kept from its CPU is seldom the last one (PRK's Reduce unbound: 0.75-0.96
+ * ms per iteration with a memory per thread, 0.45 with one per barrier, docs/results.md "seventeenth
+ * part"). A relaxed word: a heuristic, ordered with nothing. */
 static uint64_t yield_budget(const ag_flags_t *f, uint64_t start)
 {
     uint64_t yield_ns = f->wp->yield_ns;

@@ -33,7 +33,7 @@ struct ag_waitpol {
  * then block. 20 us is the spin budget's rule again: yield for about what a futex sleep and wake-up
  * cost. It was 5 us until the seventeenth part (docs/results.md): with 4 threads on 2 CPUs a program's
  * waits outlast 5 us (its CPU-mates run their phases), so its threads slept and were woken at nearly
- * every barrier; 20 us made the OpenMP apps under the preload 1.3-1.8x and streamcluster 1.3x faster,
+ * every barrier; 20 us (with the stall rule) made the gcc OpenMP apps under the preload 1.1-1.8x faster,
  * back-to-back barriers level or faster (2x at 8 threads), at up to 40% more CPU per episode in the
  * bench's jitter method (waiters yield 20 us where they slept after 5). Longer budgets (50 us to 1 ms)
  * bought the apps nothing more. */

@@ -75,8 +75,8 @@ int cmd_info(int argc, char **argv)
     printf("usable cpus     : %u  (process cpus capped by the cgroup quota; at each barrier init, the cgroup "
            "files read at most %u ms before)\n", usable, AG_CGROUP_TTL_NS / 1000000u);
     printf("wait=auto       : nthreads <= %u: spin %u ns, then futex; nthreads > %u: sched_yield %u ns, then "
-           "futex, stall rule at %u ns (process cpus: a quota takes time, not cpus)\n", bud.process, AG_AUTO_SPIN_NS,
-           bud.process, AG_AUTO_YIELD_NS, AG_YIELD_STALL_NS);
+           "futex, stall rule at %u ns (process cpus: a quota takes time, not cpus)\n", bud.process,
+           AG_AUTO_SPIN_NS, bud.process, AG_AUTO_YIELD_NS, AG_YIELD_STALL_NS);
     printf("cache group     : L%d\n", t->cache_level);
     printf("membarrier      : %s\n\n", ag_membarrier_ready()
                                           ? "yes (releasers skip the store-load fence; sleepers pay it)"
