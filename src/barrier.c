@@ -293,8 +293,8 @@ static int run_episode(ag_barrier_t *b, unsigned tid, uint64_t deadline)
  * per iteration before, 0.5-0.8 after; the OpenMP apps with libgomp at 4 threads 1.1-1.5x faster, with
  * libomp level. A releaser that woke nobody yields nothing: a yield after every episode made libomp's
  * short episodes 20-29% slower (an extra switch each). Waiters that only yield are not seen here: where
- * one of them is kept from its CPU, hybrid's stall rule (wait.h) makes the team's waiters sleep for a
- * while, so that the rule here sees them.
+ * one of them is kept from its CPU, hybrid's stall rule (stall_ns, auto's when oversubscribed: wait.h)
+ * makes the barrier's waiters sleep for a while, so that the rule here sees them.
  * wakes_at: this thread's ag_flag_wakes_issued() before the call (read only under such a policy). */
 static unsigned wakes_at(const ag_barrier_t *b)
 {
