@@ -6,17 +6,20 @@
 
 extern const struct ag_algo ag_algo_central, ag_algo_counting, ag_algo_ticket, ag_algo_linear,
     ag_algo_combining, ag_algo_mcs, ag_algo_tournament, ag_algo_stour, ag_algo_dtour,
-    ag_algo_dissemination, ag_algo_hybrid, ag_algo_tune;
+    ag_algo_dissemination, ag_algo_hybrid, ag_algo_tune, ag_algo_gate;
 
 const struct ag_algo *const ag_algos[] = {
     &ag_algo_central, &ag_algo_counting,   &ag_algo_ticket, &ag_algo_linear,
     &ag_algo_combining, &ag_algo_mcs,      &ag_algo_tournament, &ag_algo_stour,
-    &ag_algo_dtour,   &ag_algo_dissemination, &ag_algo_hybrid, &ag_algo_tune,
+    &ag_algo_dtour,   &ag_algo_dissemination, &ag_algo_hybrid, &ag_algo_tune, &ag_algo_gate,
 };
 const unsigned ag_nalgos = sizeof ag_algos / sizeof ag_algos[0];
 
 /* tune picks among the others: it is not one of them */
-int ag_algo_fixed(unsigned i) { return i < ag_nalgos && ag_algos[i] != &ag_algo_tune; }
+int ag_algo_fixed(unsigned i)
+{
+    return i < ag_nalgos && ag_algos[i] != &ag_algo_tune && ag_algos[i] != &ag_algo_gate;
+}
 
 static const struct ag_kind *algo_get(unsigned i) { return &ag_algos[i]->k; }
 

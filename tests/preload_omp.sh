@@ -16,6 +16,17 @@ for t in 2 4; do
   grep -q "^andgate-preload: $runtime team of $t at level 1: " /tmp/po_err.$$ || {
     echo "threads $t: the shim served no $runtime team of $t at level 1 ($what); it said:"; cat /tmp/po_err.$$; fail=1; }
 done
+# Oversubscribed whatever the machine (3 threads on the first CPU the test may use): libomp's teams run
+# gate, whose master may leave first as libomp's does; libgomp's keep central, as libgomp's last arriver
+# releases too (src/preload/team.c, runtime_algo).
+cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+case $runtime in libomp) algo="gate:order=auto,line=" ;; *) algo="central:line=" ;; esac
+want=$(OMP_NUM_THREADS=3 "$bin")
+got=$(OMP_NUM_THREADS=3 ANDGATE_VERBOSE=1 LD_PRELOAD="$shim" taskset -c "$cpu" "$bin" 2> /tmp/po_err.$$) || {
+  echo "run with the shim on one CPU failed"; cat /tmp/po_err.$$; exit 1; }
+if [ "$want" != "$got" ]; then echo "3 threads on one CPU: '$want' without, '$got' with the shim"; fail=1; fi
+grep -q "^andgate-preload: $runtime team of 3 at level 1: $algo" /tmp/po_err.$$ || {
+  echo "3 threads on one CPU: the $runtime team does not run ${algo%%:*}; the shim said:"; cat /tmp/po_err.$$; fail=1; }
 rm -f /tmp/po_err.$$
 [ $fail = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail

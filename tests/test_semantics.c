@@ -55,6 +55,7 @@ static const char *const variants[] = {
     "hybrid", "hybrid:group=core", "hybrid:group=numa", "hybrid:group=2", "hybrid:group=3",
     /* tune's default decides after 144 episodes (168 up to 8 participants); block=1 after 6-7 or 12-14 */
     "tune", "tune:block=1,rounds=1", "tune:block=1,rounds=2,line=128", "tune:block=3,rounds=1",
+    "gate", "gate:order=master", "gate:order=any", "gate:order=auto,line=128",
     NULL,
 };
 

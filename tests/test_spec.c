@@ -36,11 +36,12 @@ static void bad(const struct ag_table *t, const char *s, const char *want)
 /* every algorithm and wait policy parses by bare name, with all defaults, and round-trips */
 static void test_roundtrips(void)
 {
-    CHECK(ag_algo_table.n == 12, "12 algorithms, have %u", ag_algo_table.n);
+    CHECK(ag_algo_table.n == 13, "13 algorithms, have %u", ag_algo_table.n);
     unsigned fixed = 0;
     for (unsigned i = 0; i < ag_algo_table.n; i++)
         fixed += (unsigned)ag_algo_fixed(i);
-    CHECK(fixed == 11 && !ag_algo_fixed(11) && !ag_algo_fixed(12), "tune is the one not fixed: %u fixed", fixed);
+    CHECK(fixed == 11 && !ag_algo_fixed(11) && !ag_algo_fixed(12) && !ag_algo_fixed(13),
+          "tune and gate are the ones not fixed: %u fixed", fixed);
     for (unsigned i = 0; i < ag_algo_table.n; i++)
         roundtrip(&ag_algo_table, ag_algo_table.get(i)->name);
     for (unsigned i = 0; i < ag_wait_table.n; i++)
@@ -51,6 +52,7 @@ static void test_roundtrips(void)
     roundtrip(&ag_algo_table, "hybrid:group=7");
     roundtrip(&ag_algo_table, "hybrid:group=numa");
     roundtrip(&ag_algo_table, "tune:block=1,rounds=9,line=128");
+    roundtrip(&ag_algo_table, "gate:order=master,line=128");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=500,yield_ns=40000");
     roundtrip(&ag_wait_table, "hybrid:spin_ns=0,yield_ns=5000,lead_ns=20000");
@@ -147,6 +149,7 @@ static void test_malformed(void)
     bad(&ag_algo_table, "hybrid:group=0", "expected one of core|cache|numa or an integer in 1..");
     bad(&ag_algo_table, "tune:rounds=10", "bad value '10' for rounds; expected an integer in 1..9");
     bad(&ag_algo_table, "tune:block=0", "bad value '0' for block");
+    bad(&ag_algo_table, "gate:order=first", "bad value 'first' for order; expected one of auto|master|any");
     bad(&ag_wait_table, "spin:spin_ns=5", "unknown key 'spin_ns'; expected one of: none");
     bad(&ag_wait_table, "hybrid:spin_ns=abc", "bad value 'abc' for spin_ns");
     bad(&ag_wait_table, "pause:delay_ns=-1", "bad value '-1' for delay_ns; expected an integer in 0..100000000");

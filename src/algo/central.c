@@ -5,6 +5,7 @@
  * Source: 002 §II-B (SENSE); 003 §3 (sr). Cost, notes: docs/algorithms/central.md.
  */
 #include "../algo.h"
+#include "lib/sense.h"
 
 struct central {
     uint32_t count, sense;
@@ -35,14 +36,7 @@ static void arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *t
 {
     (void)tid;
     const struct central *st = r->st;
-    *tok = 0;
-    if (flag_fetch_add(&r->fl, st->count, 1) == r->n - 1) {
-        /* Everyone has arrived, and nobody can arrive for episode e + 1 before the sense flips:
-         * resetting the counter first is race-free. */
-        flag_store(&r->fl, st->count, 0);
-        flag_store(&r->fl, st->sense, (e + 1) & 1);
-        *tok = 1;
-    }
+    *tok = (uint64_t)ag_sense_arrive(r, st->count, st->sense, e);
 }
 
 static int depart(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t tok, uint64_t deadline)

@@ -147,6 +147,21 @@ void ag_team_warm(const char *runtime)
         (void)pause_ns(); /* measured once: later calls return its figure */
 }
 
+/* The algorithm of a team with more threads than CPUs, unless ANDGATE_ALGO names one (NULL: auto's,
+ * central). libomp's own barrier gathers at the master, which releases, so its master leaves first, and
+ * a program may wait for that master in its own code (libomp's kmp_sch_simd_guided.c test: 50 s under
+ * central, whose last arriver releases, against 2 s alone), while barrier-bound programs run 1.1-1.6x
+ * faster under central: libomp's teams get gate, which shuts the others behind the master only while
+ * the master's timing of the program's episodes says that is faster (src/algo/gate.c). libgomp's teams
+ * keep central: libgomp's last arriver releases too. */
+static const char *runtime_algo(const char *runtime, int oversubscribed)
+{
+    const char *a = getenv("ANDGATE_ALGO");
+    if ((a && *a) || !oversubscribed || !strcmp(runtime, "libgomp"))
+        return NULL;
+    return "gate";
+}
+
 /* The runtime's own wait policy as an andgate spec (the shim replaces the runtime's barrier; waiting as
  * the runtime would means never sleeping where it would still poll). OMP_WAIT_POLICY (OpenMP's
  * wait-policy-var): active polls, passive sleeps. Unset: libgomp spins GOMP_SPINCOUNT iterations
@@ -204,6 +219,7 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     cpu_set_t set;
     ag_cpu_budget(&bud, &set, 0);
     unsigned cpus = bud.process ? bud.process : 1;
+    cfg.algo = runtime_algo(runtime, threads > cpus);
     if (!w || !*w)
         cfg.wait = runtime_wait(runtime, threads > cpus, bud.quota && threads > bud.quota && threads <= cpus, wait,
                                 sizeof wait);

@@ -16,7 +16,7 @@ static const char *const variants[] = {
     "mcs", "tournament", "tournament:wake=global", "tournament:pad=record", "stour", "stour:fanin=2,pad=packed,wake=global",
     "stour:fanin=3,wake=tree", "dtour", "dtour:fanin=2,wake=global", "dtour:fanin=3", "dissemination",
     "dissemination:ways=2", "dissemination:pad=record", "hybrid", "hybrid:group=cache", "hybrid:group=2",
-    "tune", "tune:block=1,rounds=1", "tune:block=2,rounds=2", NULL,
+    "tune", "tune:block=1,rounds=1", "tune:block=2,rounds=2", "gate", "gate:order=master", NULL,
 };
 
 /* the machines take turns: fixed layers with a unit matrix and link ports, a mesh with hashed homes,
