@@ -150,7 +150,7 @@ void ag_team_warm(const char *runtime)
 /* The algorithm of a team with more threads than CPUs, unless ANDGATE_ALGO names one (NULL: auto's,
  * central). libomp's own barrier gathers at the master, which releases, so its master leaves first, and
  * a program may wait for that master in its own code (libomp's kmp_sch_simd_guided.c test: 50 s under
- * central, whose last arriver releases, against 2 s alone), while barrier-bound programs run 1.1-1.6x
+ * central, whose last arriver releases, against 2 s alone), while barrier-bound programs run 1.1-1.5x
  * faster under central: libomp's teams get gate, which shuts the others behind the master only while
  * the master's timing of the program's episodes says that is faster (src/algo/gate.c). libgomp's teams
  * keep central: libgomp's last arriver releases too. */
