@@ -282,7 +282,8 @@ extern const struct ag_algo *const ag_algos[];
 extern const unsigned ag_nalgos;
 const struct ag_algo *ag_algo_find(const char *name, size_t len);
 /* Whether catalogue entry i is a fixed algorithm, one of those `--algos all` (and the simulator's sw)
- * runs: every entry but tune, which is asked for by name or through auto. */
+ * runs: every entry but tune (asked for by name or through auto) and gate (by name, or libandgate-preload.so's
+ * choice for libomp's oversubscribed teams), whose defaults decide as they run. */
 int ag_algo_fixed(unsigned i);
 
 /* Shared helpers for algorithm files. */

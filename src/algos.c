@@ -15,7 +15,7 @@ const struct ag_algo *const ag_algos[] = {
 };
 const unsigned ag_nalgos = sizeof ag_algos / sizeof ag_algos[0];
 
-/* tune picks among the others: it is not one of them */
+/* tune picks among the others and gate decides its order as it runs: neither is one of them */
 int ag_algo_fixed(unsigned i)
 {
     return i < ag_nalgos && ag_algos[i] != &ag_algo_tune && ag_algos[i] != &ag_algo_gate;
