@@ -6,7 +6,7 @@
  * a ring of slots ahead, steal from threads that have not begun a loop yet, and reuse slots. Kinds:
  * dynamic from one counter, nonmonotonic dynamic with stealing, guided; trip counts 0-1000; chunks 1, 3,
  * 50. Then stealing's locality: threads taking chunks in turn each get their static run, the last thread
- * the last chunk. Nothing is timed. */
+ * the last chunk; and a crowded team's loops from the counter. Nothing is timed. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -68,11 +68,11 @@ static void *member(void *arg)
     return NULL;
 }
 
-static void team(unsigned n)
+static void team(unsigned n, int crowded)
 {
     memset(ran, 0, sizeof ran);
     atomic_store(&bad_chunks, 0), atomic_store(&after_last, 0);
-    struct ag_team_loops *loops = ag_team_loops_new(n);
+    struct ag_team_loops *loops = ag_team_loops_new(n, crowded);
     CHECK(loops != NULL, "ag_team_loops_new(%u)\n", n);
     if (!loops)
         return;
@@ -93,10 +93,11 @@ static void team(unsigned n)
         for (uint64_t i = 0; i < MAXTRIP; i++)
             wrong += atomic_load(&ran[l][i]) != (i < trip);
     }
-    CHECK(wrong == 0, "team of %u: %ld iterations not run exactly once\n", n, wrong);
-    CHECK(atomic_load(&bad_chunks) == 0, "team of %u: %d chunks of the wrong size\n", n, atomic_load(&bad_chunks));
-    CHECK(atomic_load(&after_last) == 0, "team of %u: %d chunks after a thread's last chunk\n", n,
-          atomic_load(&after_last));
+    CHECK(wrong == 0, "team of %u (crowded %d): %ld iterations not run exactly once\n", n, crowded, wrong);
+    CHECK(atomic_load(&bad_chunks) == 0, "team of %u (crowded %d): %d chunks of the wrong size\n", n, crowded,
+          atomic_load(&bad_chunks));
+    CHECK(atomic_load(&after_last) == 0, "team of %u (crowded %d): %d chunks after a thread's last chunk\n", n,
+          crowded, atomic_load(&after_last));
     free(loops);
 }
 
@@ -106,7 +107,7 @@ static void team(unsigned n)
  * chunk full or partial. */
 static void in_turn(unsigned n)
 {
-    struct ag_team_loops *loops = ag_team_loops_new(n);
+    struct ag_team_loops *loops = ag_team_loops_new(n, 0);
     CHECK(loops != NULL, "ag_team_loops_new(%u)\n", n);
     if (!loops)
         return;
@@ -143,11 +144,30 @@ static void in_turn(unsigned n)
     free(loops);
 }
 
+/* A crowded team (threads outnumbering the CPUs) deals the chunks of a nonmonotonic loop from the counter,
+ * however many chunks each thread's run would hold. */
+static void crowded(unsigned n)
+{
+    struct ag_team_loops *loops = ag_team_loops_new(n, 1);
+    CHECK(loops != NULL, "ag_team_loops_new(%u, 1)\n", n);
+    if (!loops)
+        return;
+    struct ag_team_ctx c = { .n = n, .tid = 0, .loops = loops };
+    uint64_t first, end;
+    CHECK(ag_loop_begin(&c, AG_LOOP_STEAL, 1000, 1, 0, 1) && c.loop.kind == AG_LOOP_DYNAMIC,
+          "crowded team of %u: a nonmonotonic loop of 1000 chunks is kind %d, not the counter\n", n, c.loop.kind);
+    CHECK(ag_loop_take(&c.loop, &first, &end) && first == 0 && end == 1,
+          "crowded team of %u: the first chunk is not [0, 1)\n", n);
+    free(loops);
+}
+
 int main(void)
 {
     for (unsigned n = 2; n <= MAXN; n += n == 2 ? 1 : 2) {
-        team(n);
+        team(n, 0);
+        team(n, 1);
         in_turn(n);
+        crowded(n);
     }
     return check_done();
 }

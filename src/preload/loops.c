@@ -17,7 +17,7 @@
 #include "team.h"
 #include "wait.h"
 
-struct ag_team_loops *ag_team_loops_new(unsigned n)
+struct ag_team_loops *ag_team_loops_new(unsigned n, int crowded)
 {
     size_t head = (sizeof(struct ag_team_loops) + n * sizeof(struct ag_loop_mine) + 63) / 64 * 64;
     size_t ranges = (size_t)AG_LOOP_SLOTS * n * sizeof(struct ag_loop_range);
@@ -26,6 +26,7 @@ struct ag_team_loops *ag_team_loops_new(unsigned n)
         return NULL;
     memset(l, 0, head);
     l->n = n;
+    l->crowded = crowded;
     l->range = (struct ag_loop_range *)((char *)l + head);
     for (unsigned i = 0; i < AG_LOOP_SLOTS; i++)
         atomic_init(&l->slot[i].turn, i);
@@ -71,9 +72,11 @@ int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk,
         return 0; /* the whole team lacks the state (same entry): the runtime for all of them */
     uint64_t ch = chunk < 1 ? 1 : (uint64_t)chunk;
     uint64_t nchunks = trip / ch + (trip % ch != 0);
-    if (kind == AG_LOOP_STEAL && (c->n < 2 || nchunks >= UINT32_MAX || nchunks < AG_LOOP_STEAL_MIN_RUN * c->n))
-        kind = AG_LOOP_DYNAMIC; /* nobody to steal from, chunk indices that do not fit a range word, or runs
-                                 * too short to pay for stealing (the same answer in every thread) */
+    if (kind == AG_LOOP_STEAL && (c->n < 2 || c->loops->crowded || nchunks >= UINT32_MAX ||
+                                  nchunks < AG_LOOP_STEAL_MIN_RUN * c->n))
+        kind = AG_LOOP_DYNAMIC; /* nobody to steal from, owners waiting for a CPU, chunk indices that do not
+                                 * fit a range word, or runs too short to pay for stealing (the same answer
+                                 * in every thread) */
     c->loop = (struct ag_loop_cur){ .active = 1, .trip = trip, .chunk = ch, .lb = lb, .st = st, .n = c->n,
                                     .tid = c->tid, .kind = kind, .nchunks = nchunks, .shares = 2 * c->n };
     /* fetch-and-add may carry `next` past the trip count by a chunk per thread: only where that

@@ -38,21 +38,24 @@ struct ag_loop_mine {
 
 struct ag_team_loops {
     unsigned n;
+    int crowded; /* the team's threads (with those of the teams around it) outnumber the process's CPUs:
+                  * no AG_LOOP_STEAL (AG_LOOP_STEAL_MIN_RUN says why) */
     struct ag_loop_slot slot[AG_LOOP_SLOTS];
     struct ag_loop_range *range; /* AG_LOOP_SLOTS * n, in this allocation: slot s, thread t at s * n + t */
     struct ag_loop_mine mine[];  /* n */
 };
 
-/* The state of a team of n threads (n >= 2), every slot free for its first instance; NULL when out of
- * memory. Freed with free(). */
-struct ag_team_loops *ag_team_loops_new(unsigned n);
+/* The state of a team of n threads (n >= 2), crowded or not, every slot free for its first instance; NULL
+ * when out of memory. Freed with free(). */
+struct ag_team_loops *ag_team_loops_new(unsigned n, int crowded);
 
 /* How a loop's chunks are handed out:
  *   AG_LOOP_DYNAMIC        chunks of `chunk` in iteration order from one counter, to threads as they ask
- *   AG_LOOP_STEAL          nonmonotonic dynamic: thread t starts on the t-th of n equal runs of chunks
- *                          (the iterations a static split gives it, whose data it likely touched last) and,
- *                          when its own are gone, takes half of what another thread has left (2 chunks
- *                          or more); the chunk holding the last iteration is the last thread's final one
+ *   AG_LOOP_STEAL          nonmonotonic dynamic, teams not crowded: thread t starts on the t-th of n
+ *                          equal runs of chunks (the iterations a static split gives it, whose data it
+ *                          likely touched last) and, when its own are gone, takes half of what another
+ *                          thread has left (2 chunks or more); the chunk holding the last iteration is the
+ *                          last thread's final one
  *   AG_LOOP_GUIDED         chunks of the even share of what is left (libgomp) or half of it (libomp),
  *                          never below `chunk`
  *   AG_LOOP_STATIC(_CHUNKED) static splits, libomp's and gcc's alike, computed by each thread alone
@@ -67,12 +70,15 @@ enum { AG_OMP_SCHED_STATIC = 1, AG_OMP_SCHED_DYNAMIC = 2, AG_OMP_SCHED_GUIDED = 
  * runtime runs auto its own way); -1 for a kind beyond OpenMP's four. dynamic goes out in any order
  * unless the loop or the run-sched-var says monotonic (OpenMP 5.0 §2.9.2). */
 int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind);
-/* AG_LOOP_STEAL only where every thread's run holds this many chunks or more; fewer go to the counter.
- * Stealing pays per chunk (each thread takes from its own line, near its own data, and keeps the data
- * it had in the loop before) and costs at the end (a look at every other thread's run, the runs
- * reset): a loop of one chunk per thread (EPCC's for-dynamic) cost 1.5x as much with it on 2 CPUs,
- * while GAPBS's PageRank, 2 chunks of 16,384 vertices per thread, ran 1.05-1.19x faster with it than
- * from the counter (docs/results.md, fourteenth part). */
+/* AG_LOOP_STEAL only where every thread's run holds this many chunks or more, and only in a team that is
+ * not crowded; other loops take the counter. Stealing pays per chunk (each thread takes from its own line,
+ * near its own data) and costs at the end (a look at every other thread's run, the runs reset): a loop
+ * of one chunk per thread (EPCC's for-dynamic) cost 1.5x as much with it on 2 CPUs. It assumes threads of
+ * equal speed, each on a CPU of its own: it leaves a thread's last chunk to that thread, and the chunk
+ * holding the last iteration to the last thread. Where threads outnumber the CPUs, those owners wait for
+ * a CPU while the threads that have one could run their chunks: GAPBS's PageRank at 4 threads on 2 CPUs
+ * took 1.04-1.16x as long per iteration with stealing as from the counter (docs/results.md, nineteenth
+ * part). */
 #define AG_LOOP_STEAL_MIN_RUN 2
 
 /* A thread's dynamically scheduled loop in progress (in its team context, one per nesting level). */

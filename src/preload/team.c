@@ -234,7 +234,7 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
         e->bar = NULL;
     }
     if (e->bar)
-        e->loops = ag_team_loops_new(n);
+        e->loops = ag_team_loops_new(n, threads > cpus);
     e->next = atomic_load_explicit(&s->head, memory_order_relaxed);
     atomic_store_explicit(&s->head, e, memory_order_release);
     return e;
