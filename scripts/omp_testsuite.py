@@ -327,7 +327,9 @@ def main_libomp(a, modes):
     return 1 if differ else 0
 
 
-def main():
+def options(argv=None):
+    """The command line's options and modes, checked (one line and exit status 2 when wrong); --shim made
+    absolute."""
     ap = argparse.ArgumentParser(description='the OpenMP runtime test suite alone and under the shim')
     ap.add_argument('suite', choices=sorted(SUITES) + ['libomp'])
     ap.add_argument('--shim', default=os.path.join(ROOT, 'build', 'lib', 'libandgate-preload.so'))
@@ -336,14 +338,20 @@ def main():
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--timeout', type=int, default=120, help='seconds each program run may take')
     ap.error = usage  # one line on stderr, exit status 2
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     modes = a.modes.split(',')
     if any(m not in MODES for m in modes):
         usage(f'--modes: expected a comma-separated list of {", ".join(MODES)}, got {a.modes!r}')
     if not os.path.exists(a.shim):
         usage(f'--shim: {a.shim} does not exist (run make first)')
+    a.shim = os.path.abspath(a.shim)  # the programs run in their own directories: a relative LD_PRELOAD misses
     if a.jobs < 1 or a.timeout < 1:
         usage('--jobs and --timeout must be positive')
+    return a, modes
+
+
+def main():
+    a, modes = options()
     if a.suite == 'libomp':
         return main_libomp(a, modes)
     testsuite = sources(a.work)

@@ -46,3 +46,20 @@ def test_report_prints_differences_and_slow_runs(suite, tmp_path, capsys):
     assert len(written) == 2 * len(runs)
     assert written["slow.c t4 shim"] == {"result": 0, "seconds": 54.0}
     assert written["differs.c t4 shim"] == {"result": "timeout", "seconds": 60.0}
+
+
+def test_relative_shim_made_absolute(suite, tmp_path, monkeypatch):
+    """The test programs run in their own directories, where a relative LD_PRELOAD would name nothing and
+    the runs "under the shim" would run without it."""
+    (tmp_path / "shim.so").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    a, modes = suite.options(["libomp", "--shim", "shim.so", "--modes", "t4"])
+    assert a.shim == str(tmp_path / "shim.so") and modes == ["t4"]
+
+
+def test_missing_shim_is_a_usage_error(suite, tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        suite.options(["libomp", "--shim", str(tmp_path / "none.so")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "does not exist" in err[0], err
