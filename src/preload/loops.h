@@ -77,8 +77,8 @@ int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind);
  * equal speed, each on a CPU of its own: it leaves a thread's last chunk to that thread, and the chunk
  * holding the last iteration to the last thread. Where threads outnumber the CPUs, those owners wait for
  * a CPU while the threads that have one could run their chunks: GAPBS's PageRank at 4 threads on 2 CPUs
- * took 1.04-1.16x as long per iteration with stealing as from the counter (docs/results.md, nineteenth
- * part). */
+ * took up to 1.2x as long per sweep with stealing as from the counter, and twice the sweeps
+ * (docs/results.md, nineteenth part). */
 #define AG_LOOP_STEAL_MIN_RUN 2
 
 /* A thread's dynamically scheduled loop in progress (in its team context, one per nesting level). */
