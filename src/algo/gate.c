@@ -85,6 +85,13 @@ static void arrive(const struct ag_run *r, unsigned tid, uint64_t e, uint64_t *t
     *tok = (uint64_t)ag_sense_arrive(r, st->count, st->sense, e); /* central's */
 }
 
+/* Whether a window of `took` ns beats home's of `home` ns: by a quarter, so that a window's noise alone
+ * does not turn the gate. */
+static int beats(uint64_t took, uint64_t home)
+{
+    return 4 * took <= 3 * home;
+}
+
 /* Close the present window of order=auto: a home window's time is kept and the gate turned the other
  * way; after an away window, away becomes home if it won twice in a row, else the gate turns back. */
 static void close_window(const struct ag_run *r, const struct gate *st, uint64_t state, uint64_t now,
@@ -102,7 +109,7 @@ static void close_window(const struct ag_run *r, const struct gate *st, uint64_t
         return;
     }
     const uint64_t home = flag_load(f, c + C_HOME_NS);
-    const int won = 4 * took <= 3 * home; /* a quarter faster: a window's noise alone must not turn the gate */
+    const int won = beats(took, home);
     const uint64_t wins = won ? flag_load(f, c + C_WINS) + 1 : 0;
     if (won && wins < 2) { /* once: measure both again before changing */
         flag_put(f, c + C_WINS, wins);
@@ -146,12 +153,12 @@ static void steer(const struct ag_run *r, const struct gate *st, uint64_t e)
         flag_put(f, c + C_COUNT, count);
         return;
     }
-    /* An away window whose time so far already fails close_window's test has lost: its time can only
-     * grow. It closes at once, with the decision the full window would have given, so measuring a way
-     * that loses costs at most three quarters of a home window, not W of its own episodes (the master
+    /* An away window whose time so far already fails close_window's test (beats) has lost: its time can
+     * only grow. It closes at once, with the decision the full window would have given, so measuring a
+     * way that loses costs at most three quarters of a home window, not W of its own episodes (the master
      * order cost PRK's Reduce 4x per episode, docs/results.md, nineteenth part). */
     const uint64_t now = flag_now(f), took = now - flag_load(f, c + C_T0);
-    if (count < W && 4 * took <= 3 * flag_load(f, c + C_HOME_NS)) {
+    if (count < W && beats(took, flag_load(f, c + C_HOME_NS))) {
         flag_put(f, c + C_COUNT, count);
         return;
     }

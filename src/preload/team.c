@@ -219,9 +219,10 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     cpu_set_t set;
     ag_cpu_budget(&bud, &set, 0);
     unsigned cpus = bud.process ? bud.process : 1;
-    cfg.algo = runtime_algo(runtime, threads > cpus);
+    const int crowded = threads > cpus; /* decides the algorithm, the wait and the loops' hand-out */
+    cfg.algo = runtime_algo(runtime, crowded);
     if (!w || !*w)
-        cfg.wait = runtime_wait(runtime, threads > cpus, bud.quota && threads > bud.quota && threads <= cpus, wait,
+        cfg.wait = runtime_wait(runtime, crowded, bud.quota && threads > bud.quota && threads <= cpus, wait,
                                 sizeof wait);
     if (ag_barrier_init(&e->bar, &cfg) == 0) {
         ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (CPUs %u, usable CPUs %u, threads %lu, "
@@ -234,7 +235,7 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
         e->bar = NULL;
     }
     if (e->bar)
-        e->loops = ag_team_loops_new(n, threads > cpus);
+        e->loops = ag_team_loops_new(n, crowded);
     e->next = atomic_load_explicit(&s->head, memory_order_relaxed);
     atomic_store_explicit(&s->head, e, memory_order_release);
     return e;
