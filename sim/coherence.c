@@ -9,12 +9,18 @@
 #include "engine_state.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- the coherence model ---- */
 
 static int sharer(const struct line *l, unsigned p)
 {
-    return (int)((l->sharers[p / 64] >> (p % 64)) & 1);
+    if (l->capcp > SIM_LINE_INLINE)
+        return (int)((l->sharers[p / 64] >> (p % 64)) & 1);
+    for (unsigned k = 0; k < l->ncp; k++)
+        if (l->cp[k].p == p)
+            return 1;
+    return 0;
 }
 
 /* On a machine with three-leg paths (no attach units, so the line's home is its home node) a transfer
@@ -92,22 +98,32 @@ static double to_home(const struct sim *s, const struct line *l)
     return sim_machine_cost(s->m, s->part[s->cur].hw, (unsigned)l->home * per, (unsigned)l->home);
 }
 
+/* A line outgrowing its inline copies moves them to an allocation and starts its bitset, which from then
+ * on answers sharer() (scanning hundreds of copies would not) */
 static void add_copy(struct line *l, unsigned p, double ready)
 {
     if (l->ncp == l->capcp) {
-        l->capcp = l->capcp ? 2 * l->capcp : 4;
-        l->cp = realloc(l->cp, l->capcp * sizeof *l->cp);
-        if (!l->cp)
+        unsigned cap = 2 * l->capcp;
+        struct copy *cp = l->cp == l->inl ? malloc(cap * sizeof *cp) : realloc(l->cp, cap * sizeof *cp);
+        if (!cp)
             abort(); /* out of memory in the middle of a simulation: nothing sensible to return */
+        if (l->cp == l->inl) {
+            memcpy(cp, l->inl, sizeof l->inl);
+            for (unsigned k = 0; k < l->ncp; k++)
+                l->sharers[cp[k].p / 64] |= UINT64_C(1) << (cp[k].p % 64);
+        }
+        l->cp = cp, l->capcp = cap;
     }
     l->cp[l->ncp++] = (struct copy){ p, ready };
-    l->sharers[p / 64] |= UINT64_C(1) << (p % 64);
+    if (l->capcp > SIM_LINE_INLINE)
+        l->sharers[p / 64] |= UINT64_C(1) << (p % 64);
 }
 
 static void drop_copies(struct line *l)
 {
-    for (unsigned k = 0; k < l->ncp; k++)
-        l->sharers[l->cp[k].p / 64] = 0;
+    if (l->capcp > SIM_LINE_INLINE)
+        for (unsigned k = 0; k < l->ncp; k++)
+            l->sharers[l->cp[k].p / 64] = 0;
     l->ncp = 0;
 }
 

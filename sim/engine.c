@@ -158,7 +158,8 @@ static void release(struct sim *s, unsigned *hw, uint64_t *bits, struct ag_layou
     for (unsigned t = 0; s->part && t < s->n; t++)
         coro_free(&s->part[t].co);
     for (uint32_t l = 0; s->lines && l < s->nlines; l++)
-        free(s->lines[l].cp);
+        if (s->lines[l].cp != s->lines[l].inl) /* inline copies, or NULL before allocate() set it */
+            free(s->lines[l].cp);
     if (device_up && s->o->hw->teardown)
         s->o->hw->teardown(&s->hwc);
     sim_wl_free(s);
@@ -207,7 +208,9 @@ static int allocate(struct sim *s, uint32_t nslots, uint64_t **bits)
     unsigned n = s->n;
     s->slots = calloc(nslots, sizeof *s->slots);
     s->nlines = (nslots + s->line_slots - 1) / s->line_slots;
-    s->lines = calloc(s->nlines, sizeof *s->lines);
+    s->lines = aligned_alloc(_Alignof(struct line), s->nlines * sizeof *s->lines);
+    if (s->lines) /* zero: release() can run before the loop below */
+        memset(s->lines, 0, s->nlines * sizeof *s->lines);
     *bits = calloc((size_t)s->nlines * s->words, sizeof **bits);
     s->serial = calloc(s->run_episodes, sizeof *s->serial);
     s->arr = calloc((size_t)s->run_episodes * n, sizeof *s->arr);
@@ -220,8 +223,12 @@ static int allocate(struct sim *s, uint32_t nslots, uint64_t **bits)
         s->res->ok = 0;
         return ENOMEM;
     }
-    for (uint32_t l = 0; l < s->nlines; l++) /* no copies, no home yet: the first access assigns it */
-        s->lines[l] = (struct line){ .owner = -1, .home = -1, .dir = -1, .sharers = *bits + (size_t)l * s->words, .waiters = -1 };
+    for (uint32_t l = 0; l < s->nlines; l++) { /* no copies, no home yet: the first access assigns it */
+        struct line *ln = &s->lines[l];
+        *ln = (struct line){ .owner = -1, .home = -1, .dir = -1, .waiters = -1, .capcp = SIM_LINE_INLINE,
+                             .sharers = *bits + (size_t)l * s->words };
+        ln->cp = ln->inl;
+    }
     return 0;
 }
 
