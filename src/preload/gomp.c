@@ -48,8 +48,9 @@ struct ag_once ag_gomp_once = AG_ONCE_INIT;
 static int enabled;
 static const char *runtime; /* whose GOMP_* entry points (gomp_runtime): the teams' wait policy */
 AG_TLS struct ag_team_ctx *ag_gomp_cur;
+AG_TLS int ag_gomp_starting;
 
-#define REAL(name) dlsym(RTLD_NEXT, name)
+#define REAL(name) ag_scope_sym(AG_SIDE_GOMP, name, 0)
 
 /* The runtime whose GOMP_* entry points the program calls: "libgomp", or "libomp" when they are libomp's
  * (its compatibility layer, for objects gcc or gfortran compiled and linked with libomp, as Intel's
@@ -57,13 +58,11 @@ AG_TLS struct ag_team_ctx *ag_gomp_cur;
  * hold both runtimes; each entry point is then the first definition in load order). A team's waits follow
  * that runtime's policy (team.c runtime_wait). NULL without a GOMP_parallel. Not at load: a symbol lookup
  * that fails allocates its error message, and the program's heap must be at main as it would be without
- * the shim (tests/omp_heap.sh); dlerror() frees the message again. */
+ * the shim (tests/omp_heap.sh); ag_scope_sym frees the message again. */
 static const char *gomp_runtime(void)
 {
-    void *gomp = dlsym(RTLD_NEXT, "GOMP_parallel"), *kmp = dlsym(RTLD_NEXT, "__kmpc_fork_call");
+    void *gomp = REAL("GOMP_parallel"), *kmp = REAL("__kmpc_fork_call");
     Dl_info g, k;
-    if (!gomp || !kmp)
-        (void)dlerror();
     if (!gomp)
         return NULL;
     if (kmp && dladdr(gomp, &g) && dladdr(kmp, &k) && g.dli_fbase == k.dli_fbase)
@@ -81,9 +80,9 @@ static void resolve(void)
     *(void **)&real_parallel = REAL("GOMP_parallel");
     *(void **)&real_copy_start = REAL("GOMP_single_copy_start");
     *(void **)&real_copy_end = REAL("GOMP_single_copy_end");
-    *(void **)&omp_threads = dlsym(RTLD_DEFAULT, "omp_get_num_threads");
-    *(void **)&omp_thread = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
-    *(void **)&omp_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+    *(void **)&omp_threads = ag_scope_sym(AG_SIDE_GOMP, "omp_get_num_threads", 1);
+    *(void **)&omp_thread = ag_scope_sym(AG_SIDE_GOMP, "omp_get_thread_num", 1);
+    *(void **)&omp_level = ag_scope_sym(AG_SIDE_GOMP, "omp_get_level", 1);
     ag_gomp_task_resolve();
     enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
               real_copy_start && real_copy_end &&
@@ -112,6 +111,7 @@ void ag_gomp_resolve(void)
 static void run_region(const struct ag_team_region *r, const struct ag_gomp_loop *loop)
 {
     struct ag_team_ctx ctx, *outer = ag_gomp_cur;
+    ag_gomp_starting = 0; /* the runtime has started the team (gomp.h): in the master, which set it */
     /* the rest at its first use: resolved(); noted too, which GOMP_task reads before that */
     ctx.set = r->set, ctx.level = r->level, ctx.resolved = 0, ctx.noted = 0;
     ag_gomp_cur = &ctx;
@@ -159,11 +159,16 @@ static const struct ag_team_region *region_begin(fn_t fn, void *data)
     if (outer)
         resolved(outer); /* the enclosing team's threads, which the new team shares the CPUs with */
     struct ag_team_set *s = ag_team_begin(level, outer);
-    return s ? ag_team_region(s, fn, data) : NULL;
+    if (!s)
+        return NULL;
+    ag_gomp_starting = 1; /* until the runtime has started the team (gomp.h) */
+    return ag_team_region(s, fn, data);
 }
 
 void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_parallel", void (*)(fn_t, void *, unsigned, unsigned), fn, data, num_threads,
+                         flags);
     const struct ag_team_region *r = region_begin(fn, data);
     if (r)
         real_parallel(trampoline, (void *)r, num_threads, flags);
@@ -174,9 +179,11 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 /* The combined entry points. Loops the shim hands out (dynamic, guided, runtime; gomp.h): a plain region
  * whose threads set the loop up before the region's function runs. Otherwise, and for static loops and
  * sections: the same entry point, with the loop or the sections set up by libgomp. */
+#define ARGS_OF(...) __VA_ARGS__
 #define PARALLEL_LOOP(name, params, args, loop)                                                    \
     void name params                                                                               \
     {                                                                                              \
+        AG_GOMP_FORWARD_VOID(#name, void(*) params, ARGS_OF args);                                 \
         static void (*real) params;                                                                \
         if (!real)                                                                                 \
             *(void **)&real = REAL(#name);                                                         \
@@ -250,6 +257,7 @@ struct ag_team_ctx *ag_gomp_loop_team(void)
 
 void GOMP_barrier(void)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_barrier", void (*)(void));
     struct ag_team_ctx *c = served();
     if (c && !c->copy_end && !ag_team_wait(c))
         return;
@@ -279,6 +287,7 @@ static inline void copy_barrier_next(void)
 
 void *GOMP_single_copy_start(void)
 {
+    AG_GOMP_FORWARD("GOMP_single_copy_start", void *(*)(void));
     ag_once(&ag_gomp_once, resolve);
     copy_barrier_next();
     return real_copy_start();
@@ -286,6 +295,7 @@ void *GOMP_single_copy_start(void)
 
 void GOMP_single_copy_end(void *data)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_single_copy_end", void (*)(void *), data);
     ag_once(&ag_gomp_once, resolve);
     copy_barrier_next();
     real_copy_end(data);
@@ -312,10 +322,12 @@ static inline void worksharing_end(void (*const *nowait)(void), void (*const *bl
 
 void GOMP_loop_end(void)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_loop_end", void (*)(void));
     worksharing_end(&real_loop_end_nowait, &real_loop_end);
 }
 
 void GOMP_sections_end(void)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_sections_end", void (*)(void));
     worksharing_end(&real_sections_end_nowait, &real_sections_end);
 }

@@ -3,6 +3,7 @@
 #define AG_PRELOAD_GOMP_H
 
 #include "preload.h"
+#include "scope.h"
 #include "team.h"
 
 /* gomp.c's lookups, done once per process (ag_gomp_resolve), and the calling thread's context in the
@@ -10,7 +11,15 @@
  * gomp_task.c's GOMP_task, in assembly, reads both by name; the version script keeps them private. */
 extern struct ag_once ag_gomp_once;
 extern AG_TLS struct ag_team_ctx *ag_gomp_cur;
+/* Set while this thread starts a region gomp.c serves, from before the runtime's GOMP_parallel to the
+ * trampoline: when the GOMP_* entry points are libomp's (gcc's code linked with libomp), libomp reports
+ * that region to kmp.c's OMPT callbacks too, which must leave it to gomp.c (two sides counting the same
+ * team's barriers and tasks disagreed, and a region with tasks hung) */
+extern AG_TLS int ag_gomp_starting;
 void ag_gomp_resolve(void);
+/* an entry point's first statement (scope.h): a call of another runtime's goes on to it */
+#define AG_GOMP_FORWARD(name, type, ...) AG_SCOPE_FORWARD(AG_SIDE_GOMP, name, type, __VA_ARGS__)
+#define AG_GOMP_FORWARD_VOID(name, type, ...) AG_SCOPE_FORWARD_VOID(AG_SIDE_GOMP, name, type, __VA_ARGS__)
 /* Called by gomp.c's lookups: gomp_task.c's own (libgomp's task and target entry points, GOMP_cancel). */
 void ag_gomp_task_resolve(void);
 

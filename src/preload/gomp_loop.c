@@ -43,10 +43,11 @@ static bool (*real_loop_start)(long, long, long, long, long, long *, long *, uin
 static void decide(void)
 {
     const struct ag_preload_env *env = ag_preload_env();
-    int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
-    *(void **)&real_end_nowait = dlsym(RTLD_NEXT, "GOMP_loop_end_nowait");
-    *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
-    *(void **)&real_loop_start = dlsym(RTLD_NEXT, "GOMP_loop_start"); /* libgomp 9 on: combined regions */
+    int (*cancellation)(void) = (int (*)(void))ag_scope_sym(AG_SIDE_GOMP, "omp_get_cancellation", 1);
+    *(void **)&real_end_nowait = ag_scope_sym(AG_SIDE_GOMP, "GOMP_loop_end_nowait", 0);
+    *(void **)&get_schedule = ag_scope_sym(AG_SIDE_GOMP, "omp_get_schedule", 1);
+    /* libgomp 9 on: combined regions */
+    *(void **)&real_loop_start = ag_scope_sym(AG_SIDE_GOMP, "GOMP_loop_start", 0);
     serving = env->enabled && env->gomp && env->omp_loops && cancellation && !cancellation() && real_end_nowait &&
               get_schedule;
 }
@@ -143,12 +144,13 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define REAL(name, ...)                                                                                    \
     static bool (*real)(__VA_ARGS__);                                                                      \
     if (!real)                                                                                             \
-        *(void **)&real = dlsym(RTLD_NEXT, name)
+        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, name, 0)
 
 /* The next chunk: the shim's while the thread is in a loop of its own, else libgomp's */
 #define NEXT(sfx, T)                                                                                       \
     bool GOMP_loop_##sfx##_next(T *istart, T *iend)                                                        \
     {                                                                                                      \
+        AG_GOMP_FORWARD("GOMP_loop_" #sfx "_next", bool (*)(T *, T *), istart, iend);                      \
         struct ag_team_ctx *c = ag_gomp_loop_team();                                                       \
         if (c && c->loop.active)                                                                           \
             return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
@@ -159,6 +161,8 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define CHUNKED(name, KIND)                                                                                \
     bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart, long *iend)   \
     {                                                                                                      \
+        AG_GOMP_FORWARD("GOMP_loop_" #name "_start", bool (*)(long, long, long, long, long *, long *), start, \
+                        end, incr, chunk, istart, iend);                                                   \
         int r = start_long(loop_ctx(), KIND, chunk, start, end, incr, istart, iend);                       \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
@@ -169,6 +173,8 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,       \
                                       ull *iend)                                                           \
     {                                                                                                      \
+        AG_GOMP_FORWARD("GOMP_loop_ull_" #name "_start", bool (*)(bool, ull, ull, ull, ull, ull *, ull *), up, \
+                        start, end, incr, chunk, istart, iend);                                            \
         int r = start_ull(loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);                    \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
@@ -185,6 +191,8 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
 #define RUNTIME(name, NM)                                                                                  \
     bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend)               \
     {                                                                                                      \
+        AG_GOMP_FORWARD("GOMP_loop_" #name "_start", bool (*)(long, long, long, long *, long *), start, end, \
+                        incr, istart, iend);                                                               \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = 0;                                                                                    \
         const int kind = c ? runtime_kind(NM, &ch) : -1; /* before ch is read */                           \
@@ -197,6 +205,8 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
     NEXT(name, long)                                                                                       \
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull *istart, ull *iend)       \
     {                                                                                                      \
+        AG_GOMP_FORWARD("GOMP_loop_ull_" #name "_start", bool (*)(bool, ull, ull, ull, ull *, ull *), up, start, \
+                        end, incr, istart, iend);                                                          \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = 0;                                                                                    \
         const int kind = c ? runtime_kind(NM, &ch) : -1;                                                   \
@@ -235,25 +245,27 @@ void ag_gomp_loop_setup(const struct ag_gomp_loop *L)
  * only way to set sections up in a team the shim does not serve, takes a section. */
 unsigned GOMP_sections_start(unsigned count)
 {
+    AG_GOMP_FORWARD("GOMP_sections_start", unsigned (*)(unsigned), count);
     struct ag_team_ctx *c = loop_ctx();
     uint64_t first, end;
     if (c && begin(c, AG_LOOP_DYNAMIC, count, 1, 1, 1, (uint64_t)count + 1))
         return next(&c->loop, &first, &end) ? (unsigned)first : 0;
     static unsigned (*real)(unsigned);
     if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "GOMP_sections_start");
+        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_start", 0);
     return real(count);
 }
 
 unsigned GOMP_sections_next(void)
 {
+    AG_GOMP_FORWARD("GOMP_sections_next", unsigned (*)(void));
     struct ag_team_ctx *c = ag_gomp_loop_team();
     uint64_t first, end;
     if (c && c->loop.active)
         return next(&c->loop, &first, &end) ? (unsigned)first : 0;
     static unsigned (*real)(void);
     if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "GOMP_sections_next");
+        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_next", 0);
     return real();
 }
 
@@ -267,18 +279,20 @@ static void end_nowait(void (**real)(void), const char *name)
         return;
     }
     if (!*real)
-        *(void **)real = dlsym(RTLD_NEXT, name);
+        *(void **)real = ag_scope_sym(AG_SIDE_GOMP, name, 0);
     (*real)();
 }
 
 void GOMP_sections_end_nowait(void)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_sections_end_nowait", void (*)(void));
     static void (*real)(void);
     end_nowait(&real, "GOMP_sections_end_nowait");
 }
 
 void GOMP_loop_end_nowait(void)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_loop_end_nowait", void (*)(void));
     ag_once(&once, decide);
     end_nowait(&real_end_nowait, "GOMP_loop_end_nowait");
 }

@@ -28,26 +28,29 @@
 
 typedef void (*fn_t)(void *);
 typedef void (*cpy_t)(void *, void *);
-static void (*real_task)(fn_t, void *, cpy_t, long, long, bool, unsigned, void **, int,
-                         void *) __asm__("ag_gomp_real_task");
-static void (*real_taskloop)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, long, long, long);
-static void (*real_taskloop_ull)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, unsigned long long,
-                                 unsigned long long, unsigned long long);
-static void (*real_target)(int, fn_t, size_t, void **, size_t *, unsigned short *, unsigned, void **, void **);
-static void (*real_target_update)(int, size_t, void **, size_t *, unsigned short *, unsigned, void **);
-static void (*real_target_data)(int, size_t, void **, size_t *, unsigned short *, unsigned, void **);
-static bool (*real_cancel)(int, bool);
+typedef unsigned long long ull;
+typedef void (*task_t)(fn_t, void *, cpy_t, long, long, bool, unsigned, void **, int, void *);
+typedef void (*taskloop_t)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, long, long, long);
+typedef void (*taskloop_ull_t)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, ull, ull, ull);
+typedef void (*target_t)(int, fn_t, size_t, void **, size_t *, unsigned short *, unsigned, void **, void **);
+typedef void (*target_data_t)(int, size_t, void **, size_t *, unsigned short *, unsigned, void **);
+typedef bool (*cancel_t)(int, bool);
+static task_t real_task __asm__("ag_gomp_real_task");
+static taskloop_t real_taskloop;
+static taskloop_ull_t real_taskloop_ull;
+static target_t real_target;
+static target_data_t real_target_update, real_target_data;
+static cancel_t real_cancel;
 
 void ag_gomp_task_resolve(void)
 {
-    *(void **)&real_task = dlsym(RTLD_NEXT, "GOMP_task");
-    *(void **)&real_taskloop = dlsym(RTLD_NEXT, "GOMP_taskloop");
-    *(void **)&real_taskloop_ull = dlsym(RTLD_NEXT, "GOMP_taskloop_ull");
-    *(void **)&real_target = dlsym(RTLD_NEXT, "GOMP_target_ext");
-    *(void **)&real_target_update = dlsym(RTLD_NEXT, "GOMP_target_update_ext");
-    *(void **)&real_target_data = dlsym(RTLD_NEXT, "GOMP_target_enter_exit_data");
-    *(void **)&real_cancel = dlsym(RTLD_NEXT, "GOMP_cancel");
-    (void)dlerror(); /* libomp's GOMP layer has no target entry points: free the failed lookups' message */
+    *(void **)&real_task = ag_scope_sym(AG_SIDE_GOMP, "GOMP_task", 0);
+    *(void **)&real_taskloop = ag_scope_sym(AG_SIDE_GOMP, "GOMP_taskloop", 0);
+    *(void **)&real_taskloop_ull = ag_scope_sym(AG_SIDE_GOMP, "GOMP_taskloop_ull", 0);
+    *(void **)&real_target = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_ext", 0);
+    *(void **)&real_target_update = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_update_ext", 0);
+    *(void **)&real_target_data = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_enter_exit_data", 0);
+    *(void **)&real_cancel = ag_scope_sym(AG_SIDE_GOMP, "GOMP_cancel", 0);
 }
 
 /* ---- tasks ---- */
@@ -76,6 +79,9 @@ static __attribute__((noinline, used)) void task_noted(fn_t fn, void *data, void
 static void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                        bool if_clause, unsigned flags, void **depend, int priority, void *detach)
 {
+    /* GOMP_task jumps here: the return address is its caller's */
+    AG_GOMP_FORWARD_VOID("GOMP_task", task_t, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                         priority, detach);
     switch_team(if_clause);
     real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
@@ -86,6 +92,8 @@ static void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
  * copied the four stack arguments out and back before its tail jump: at 6 ns a task (fib with an if
  * cut-off) that was about 1.5 ns more per task (docs/results.md, seventh part). The offsets it reads: */
 #define AG_ONCE_DONE 0    /* struct ag_once: done; an acquire load is a plain load on x86-64 */
+/* ag_scope_mode[AG_SIDE_GOMP] (scope.h) is read too: anything but the global mode takes task_noted */
+_Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0, "ag_scope_mode's GOMP entry moved: update GOMP_task");
 #define AG_CTX_NOTED 52   /* struct ag_team_ctx: noted */
 _Static_assert(offsetof(struct ag_once, done) == AG_ONCE_DONE, "ag_once.done moved: update GOMP_task");
 _Static_assert(offsetof(struct ag_team_ctx, noted) == AG_CTX_NOTED, "ag_team_ctx.noted moved: update GOMP_task");
@@ -104,6 +112,8 @@ __asm__(".text\n\t"
         ".cfi_startproc\n\t" AG_ENDBR
         "cmpl $0, ag_gomp_once+" AG_STR(AG_ONCE_DONE) "(%rip)\n\t" /* not resolved yet */
         "je 1f\n\t"
+        "cmpl $0, ag_scope_mode(%rip)\n\t" /* the runtime may be another's: task_noted asks */
+        "jne 1f\n\t"
         "testb %r9b, %r9b\n\t" /* if_clause false: undeferred */
         "je 2f\n\t"
         "movq ag_gomp_cur@gottpoff(%rip), %rax\n\t"
@@ -123,7 +133,8 @@ void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size
                unsigned flags, void **depend, int priority, void *detach)
 {
     struct ag_team_ctx *c = ag_gomp_cur;
-    if (__builtin_expect(ag_once_done(&ag_gomp_once) && (!if_clause || !c || c->noted), 1))
+    if (__builtin_expect(ag_once_done(&ag_gomp_once) && !ag_scope_mode[AG_SIDE_GOMP] &&
+                             (!if_clause || !c || c->noted), 1))
         real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
     else
         task_noted(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
@@ -133,6 +144,8 @@ void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size
 void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                    unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_taskloop", taskloop_t, fn, data, cpyfn, arg_size, arg_align, flags, num_tasks,
+                         priority, start, end, step);
     switch_team(flags & GOMP_TASK_FLAG_IF);
     real_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }
@@ -141,6 +154,8 @@ void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
                        unsigned flags, unsigned long num_tasks, int priority, unsigned long long start,
                        unsigned long long end, unsigned long long step)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_taskloop_ull", taskloop_ull_t, fn, data, cpyfn, arg_size, arg_align, flags,
+                         num_tasks, priority, start, end, step);
     switch_team(flags & GOMP_TASK_FLAG_IF);
     real_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }
@@ -150,6 +165,8 @@ void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
 void GOMP_target_ext(int device, fn_t fn, size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds,
                      unsigned flags, void **depend, void **args)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_target_ext", target_t, device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend,
+                         args);
     switch_team(flags & GOMP_TARGET_FLAG_NOWAIT);
     real_target(device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend, args);
 }
@@ -157,6 +174,8 @@ void GOMP_target_ext(int device, fn_t fn, size_t mapnum, void **hostaddrs, size_
 void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds,
                             unsigned flags, void **depend)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_target_update_ext", target_data_t, device, mapnum, hostaddrs, sizes, kinds, flags,
+                         depend);
     switch_team(flags & GOMP_TARGET_FLAG_NOWAIT);
     real_target_update(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
@@ -164,6 +183,8 @@ void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t 
 void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                  unsigned short *kinds, unsigned flags, void **depend)
 {
+    AG_GOMP_FORWARD_VOID("GOMP_target_enter_exit_data", target_data_t, device, mapnum, hostaddrs, sizes, kinds,
+                         flags, depend);
     switch_team(flags & GOMP_TARGET_FLAG_NOWAIT);
     real_target_data(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
@@ -174,6 +195,7 @@ void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, si
  * at andgate's barrier is sent on to libgomp's (team_tasks.c). */
 bool GOMP_cancel(int which, bool do_cancel)
 {
+    AG_GOMP_FORWARD("GOMP_cancel", cancel_t, which, do_cancel);
     ag_gomp_resolve();
     bool cancelled = real_cancel(which, do_cancel);
     switch_team(cancelled && do_cancel && (which & (GOMP_CANCEL_LOOP | GOMP_CANCEL_SECTIONS)));

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "gomp.h"
 #include "kmp.h"
 #include "preload.h"
 #include "team.h"
@@ -52,11 +53,11 @@ static AG_TLS int depth;
 
 static void resolve(void)
 {
-    *(void **)&real_barrier = dlsym(RTLD_NEXT, "__kmpc_barrier");
-    *(void **)&real_reduce = dlsym(RTLD_NEXT, "__kmpc_reduce");
-    *(void **)&real_reduce_nowait = dlsym(RTLD_NEXT, "__kmpc_reduce_nowait");
-    *(void **)&real_end_reduce = dlsym(RTLD_NEXT, "__kmpc_end_reduce");
-    *(void **)&real_end_reduce_nowait = dlsym(RTLD_NEXT, "__kmpc_end_reduce_nowait");
+    *(void **)&real_barrier = ag_scope_sym(AG_SIDE_KMP, "__kmpc_barrier", 0);
+    *(void **)&real_reduce = ag_scope_sym(AG_SIDE_KMP, "__kmpc_reduce", 0);
+    *(void **)&real_reduce_nowait = ag_scope_sym(AG_SIDE_KMP, "__kmpc_reduce_nowait", 0);
+    *(void **)&real_end_reduce = ag_scope_sym(AG_SIDE_KMP, "__kmpc_end_reduce", 0);
+    *(void **)&real_end_reduce_nowait = ag_scope_sym(AG_SIDE_KMP, "__kmpc_end_reduce_nowait", 0);
 }
 
 static inline struct ag_team_ctx *top(void)
@@ -82,6 +83,11 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
                               unsigned requested, int flags, const void *ra)
 {
     (void)task, (void)frame, (void)requested;
+    if (ag_gomp_starting) { /* gomp.c serves this region (gomp.h) */
+        ag_gomp_starting = 0;
+        parallel->ptr = NULL;
+        return;
+    }
     struct ag_team_set *s = (flags & ompt_parallel_team) ? ag_team_begin(depth + 1, ag_kmp_team()) : NULL;
     if (s) /* the region's record, named by its call site: whether it made deferred tasks last time */
         ag_team_region(s, NULL, (void *)(uintptr_t)ra);
@@ -137,6 +143,7 @@ static void team_barrier(struct ag_team_ctx *c, void *loc, int32_t gtid)
 
 void __kmpc_barrier(void *loc, int32_t gtid)
 {
+    AG_KMP_FORWARD_VOID("__kmpc_barrier", void (*)(void *, int32_t), loc, gtid);
     struct ag_team_ctx *c = ag_kmp_team();
     if (c && c->bar) {
         team_barrier(c, loc, gtid);
@@ -164,6 +171,7 @@ static inline struct ag_team_ctx *reduce_served(void)
 
 int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void *data, reduce_fn_t fn, void *lck)
 {
+    AG_KMP_FORWARD("__kmpc_reduce", __typeof__(real_reduce), loc, gtid, nvars, size, data, fn, lck);
     ag_once(&once, resolve);
     struct ag_team_ctx *c = reduce_served();
     if (!c)
@@ -176,6 +184,7 @@ int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void 
 
 void __kmpc_end_reduce(void *loc, int32_t gtid, void *lck)
 {
+    AG_KMP_FORWARD_VOID("__kmpc_end_reduce", void (*)(void *, int32_t, void *), loc, gtid, lck);
     ag_once(&once, resolve);
     struct ag_team_ctx *c = reduce_served();
     if (!c) {
@@ -251,6 +260,10 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
     }
     if (libraries && *libraries) { /* libomp loads them itself after this returns NULL */
         ag_preload_verbose("andgate-preload: OMP_TOOL_LIBRARIES is set: libomp keeps its barriers\n");
+        return NULL;
+    }
+    if (!ag_scope_adopt_kmp(__builtin_return_address(0))) { /* scope.h: the shim serves one libomp */
+        ag_preload_verbose("andgate-preload: a second libomp outside the global scope keeps its barriers\n");
         return NULL;
     }
     return &tool;

@@ -44,8 +44,8 @@ static void decide(void)
 {
     const struct ag_preload_env *env = ag_preload_env();
     const char *check = getenv("KMP_CONSISTENCY_CHECK");
-    int (*cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
-    *(void **)&get_schedule = dlsym(RTLD_DEFAULT, "omp_get_schedule");
+    int (*cancellation)(void) = (int (*)(void))ag_scope_sym(AG_SIDE_KMP, "omp_get_cancellation", 1);
+    *(void **)&get_schedule = ag_scope_sym(AG_SIDE_KMP, "omp_get_schedule", 1);
     const char *split = getenv("KMP_SCHEDULE"); /* may select libomp's "greedy" static split */
     serving = env->enabled && env->omp && env->omp_loops && !(check && *check) && cancellation &&
               !cancellation() && get_schedule;
@@ -118,8 +118,8 @@ static struct ag_once resolved = AG_ONCE_INIT;
 static void resolve(void)
 {
 #define RESOLVE(sfx)                                                                                       \
-    *(void **)&real_init_##sfx = dlsym(RTLD_NEXT, "__kmpc_dispatch_init_" #sfx);                           \
-    *(void **)&real_next_##sfx = dlsym(RTLD_NEXT, "__kmpc_dispatch_next_" #sfx);
+    *(void **)&real_init_##sfx = ag_scope_sym(AG_SIDE_KMP, "__kmpc_dispatch_init_" #sfx, 0);               \
+    *(void **)&real_next_##sfx = ag_scope_sym(AG_SIDE_KMP, "__kmpc_dispatch_next_" #sfx, 0);
     RESOLVE(4) RESOLVE(4u) RESOLVE(8) RESOLVE(8u)
 #undef RESOLVE
 }
@@ -127,6 +127,8 @@ static void resolve(void)
 #define DISPATCH(sfx, T, U, S)                                                                             \
     void __kmpc_dispatch_init_##sfx(void *loc, int32_t gtid, int32_t sched, T lb, T ub, S st, S chunk)     \
     {                                                                                                      \
+        AG_KMP_FORWARD_VOID("__kmpc_dispatch_init_" #sfx, void (*)(void *, int32_t, int32_t, T, T, S, S), loc, \
+                            gtid, sched, lb, ub, st, chunk);                                               \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = chunk;                                                                                \
         int kind = c && st != 0 ? served_kind(sched, &ch) : -1;                                            \
@@ -144,6 +146,8 @@ static void resolve(void)
     }                                                                                                      \
     int32_t __kmpc_dispatch_next_##sfx(void *loc, int32_t gtid, int32_t *last, T *lo, T *up, S *stride)     \
     {                                                                                                      \
+        AG_KMP_FORWARD("__kmpc_dispatch_next_" #sfx, int32_t (*)(void *, int32_t, int32_t *, T *, T *, S *), loc, \
+                       gtid, last, lo, up, stride);                                                        \
         struct ag_team_ctx *c = ag_kmp_team();                                                             \
         if (c && c->loop.active) {                                                                         \
             struct ag_loop_cur *l = &c->loop;                                                              \

@@ -138,15 +138,16 @@ static struct ag_once resolved = AG_ONCE_INIT;
 
 static void resolve(void)
 {
-    *(void **)&real_4 = dlsym(RTLD_NEXT, "__kmpc_for_static_init_4");
-    *(void **)&real_4u = dlsym(RTLD_NEXT, "__kmpc_for_static_init_4u");
-    *(void **)&real_8 = dlsym(RTLD_NEXT, "__kmpc_for_static_init_8");
-    *(void **)&real_8u = dlsym(RTLD_NEXT, "__kmpc_for_static_init_8u");
+    *(void **)&real_4 = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_4", 0);
+    *(void **)&real_4u = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_4u", 0);
+    *(void **)&real_8 = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_8", 0);
+    *(void **)&real_8u = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_8u", 0);
 }
 
 #define STATIC_INIT(sym, suffix, T, S)                                                                     \
     void sym(void *loc, int32_t gtid, int32_t sched, int32_t *last, T *lo, T *up, S *stride, S incr, S chunk) \
     {                                                                                                      \
+        AG_KMP_FORWARD_VOID(#sym, init##suffix##_t, loc, gtid, sched, last, lo, up, stride, incr, chunk);  \
         const struct ag_team_ctx *c = loop_team(sched, incr);                                              \
         if (c) {                                                                                           \
             partition_##suffix(c->tid, c->n, sched, last, lo, up, stride, incr, chunk);                    \
