@@ -44,10 +44,15 @@ int ag_scope_adopt_kmp(const void *addr);
  * `first` (dlsym(RTLD_DEFAULT, name)), in the global mode; from the adopted runtime in the local one. */
 void *ag_scope_sym(enum ag_side side, const char *name, int first);
 
+static inline int ag_scope_not_global(enum ag_side side)
+{
+    return atomic_load_explicit(&ag_scope_mode[side], memory_order_relaxed) != AG_SCOPE_GLOBAL;
+}
+
 /* An entry point's first statement: a foreign call goes on to its caller's runtime and returns */
 #define AG_SCOPE_FORWARD(side, name, type, ...)                                                    \
     do {                                                                                           \
-        if (__builtin_expect(atomic_load_explicit(&ag_scope_mode[side], memory_order_relaxed) != 0, 0)) { \
+        if (__builtin_expect(ag_scope_not_global(side), 0)) {                                      \
             __typeof__(type) f_ = (type)ag_scope_foreign(side, __builtin_return_address(0), name);             \
             if (f_)                                                                                \
                 return f_(__VA_ARGS__);                                                            \
@@ -55,7 +60,7 @@ void *ag_scope_sym(enum ag_side side, const char *name, int first);
     } while (0)
 #define AG_SCOPE_FORWARD_VOID(side, name, type, ...)                                               \
     do {                                                                                           \
-        if (__builtin_expect(atomic_load_explicit(&ag_scope_mode[side], memory_order_relaxed) != 0, 0)) { \
+        if (__builtin_expect(ag_scope_not_global(side), 0)) {                                      \
             __typeof__(type) f_ = (type)ag_scope_foreign(side, __builtin_return_address(0), name);             \
             if (f_) {                                                                              \
                 f_(__VA_ARGS__);                                                                   \
