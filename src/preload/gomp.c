@@ -167,8 +167,7 @@ static const struct ag_team_region *region_begin(fn_t fn, void *data)
 
 void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_parallel", void (*)(fn_t, void *, unsigned, unsigned), fn, data, num_threads,
-                         flags);
+    AG_GOMP_FORWARD_VOID(GOMP_parallel, fn, data, num_threads, flags);
     const struct ag_team_region *r = region_begin(fn, data);
     if (r)
         real_parallel(trampoline, (void *)r, num_threads, flags);
@@ -183,7 +182,7 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 #define PARALLEL_LOOP(name, params, args, loop)                                                    \
     void name params                                                                               \
     {                                                                                              \
-        AG_GOMP_FORWARD_VOID(#name, void(*) params, ARGS_OF args);                                 \
+        AG_GOMP_FORWARD_VOID(name, ARGS_OF args);                                                  \
         static void (*real) params;                                                                \
         if (!real)                                                                                 \
             *(void **)&real = REAL(#name);                                                         \
@@ -257,7 +256,7 @@ struct ag_team_ctx *ag_gomp_loop_team(void)
 
 void GOMP_barrier(void)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_barrier", void (*)(void));
+    AG_GOMP_FORWARD_VOID(GOMP_barrier);
     struct ag_team_ctx *c = served();
     if (c && !c->copy_end && !ag_team_wait(c))
         return;
@@ -287,7 +286,7 @@ static inline void copy_barrier_next(void)
 
 void *GOMP_single_copy_start(void)
 {
-    AG_GOMP_FORWARD("GOMP_single_copy_start", void *(*)(void));
+    AG_GOMP_FORWARD(GOMP_single_copy_start);
     ag_once(&ag_gomp_once, resolve);
     copy_barrier_next();
     return real_copy_start();
@@ -295,7 +294,7 @@ void *GOMP_single_copy_start(void)
 
 void GOMP_single_copy_end(void *data)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_single_copy_end", void (*)(void *), data);
+    AG_GOMP_FORWARD_VOID(GOMP_single_copy_end, data);
     ag_once(&ag_gomp_once, resolve);
     copy_barrier_next();
     real_copy_end(data);
@@ -322,12 +321,12 @@ static inline void worksharing_end(void (*const *nowait)(void), void (*const *bl
 
 void GOMP_loop_end(void)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_loop_end", void (*)(void));
+    AG_GOMP_FORWARD_VOID(GOMP_loop_end);
     worksharing_end(&real_loop_end_nowait, &real_loop_end);
 }
 
 void GOMP_sections_end(void)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_sections_end", void (*)(void));
+    AG_GOMP_FORWARD_VOID(GOMP_sections_end);
     worksharing_end(&real_sections_end_nowait, &real_sections_end);
 }

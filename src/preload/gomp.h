@@ -18,8 +18,8 @@ extern AG_TLS struct ag_team_ctx *ag_gomp_cur;
 extern AG_TLS int ag_gomp_starting;
 void ag_gomp_resolve(void);
 /* an entry point's first statement (scope.h): a call of another runtime's goes on to it */
-#define AG_GOMP_FORWARD(name, type, ...) AG_SCOPE_FORWARD(AG_SIDE_GOMP, name, type, __VA_ARGS__)
-#define AG_GOMP_FORWARD_VOID(name, type, ...) AG_SCOPE_FORWARD_VOID(AG_SIDE_GOMP, name, type, __VA_ARGS__)
+#define AG_GOMP_FORWARD(name, ...) AG_SCOPE_FORWARD(AG_SIDE_GOMP, name, __VA_ARGS__)
+#define AG_GOMP_FORWARD_VOID(name, ...) AG_SCOPE_FORWARD_VOID(AG_SIDE_GOMP, name, __VA_ARGS__)
 /* Called by gomp.c's lookups: gomp_task.c's own (libgomp's task and target entry points, GOMP_cancel). */
 void ag_gomp_task_resolve(void);
 

@@ -150,7 +150,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define NEXT(sfx, T)                                                                                       \
     bool GOMP_loop_##sfx##_next(T *istart, T *iend)                                                        \
     {                                                                                                      \
-        AG_GOMP_FORWARD("GOMP_loop_" #sfx "_next", bool (*)(T *, T *), istart, iend);                      \
+        AG_GOMP_FORWARD(GOMP_loop_##sfx##_next, istart, iend);                                           \
         struct ag_team_ctx *c = ag_gomp_loop_team();                                                       \
         if (c && c->loop.active)                                                                           \
             return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
@@ -161,8 +161,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define CHUNKED(name, KIND)                                                                                \
     bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart, long *iend)   \
     {                                                                                                      \
-        AG_GOMP_FORWARD("GOMP_loop_" #name "_start", bool (*)(long, long, long, long, long *, long *), start, \
-                        end, incr, chunk, istart, iend);                                                   \
+        AG_GOMP_FORWARD(GOMP_loop_##name##_start, start, end, incr, chunk, istart, iend);                  \
         int r = start_long(loop_ctx(), KIND, chunk, start, end, incr, istart, iend);                       \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
@@ -173,8 +172,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull chunk, ull *istart,       \
                                       ull *iend)                                                           \
     {                                                                                                      \
-        AG_GOMP_FORWARD("GOMP_loop_ull_" #name "_start", bool (*)(bool, ull, ull, ull, ull, ull *, ull *), up, \
-                        start, end, incr, chunk, istart, iend);                                            \
+        AG_GOMP_FORWARD(GOMP_loop_ull_##name##_start, up, start, end, incr, chunk, istart, iend);          \
         int r = start_ull(loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);                    \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
@@ -191,8 +189,7 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
 #define RUNTIME(name, NM)                                                                                  \
     bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend)               \
     {                                                                                                      \
-        AG_GOMP_FORWARD("GOMP_loop_" #name "_start", bool (*)(long, long, long, long *, long *), start, end, \
-                        incr, istart, iend);                                                               \
+        AG_GOMP_FORWARD(GOMP_loop_##name##_start, start, end, incr, istart, iend);                         \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = 0;                                                                                    \
         const int kind = c ? runtime_kind(NM, &ch) : -1; /* before ch is read */                           \
@@ -205,8 +202,7 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
     NEXT(name, long)                                                                                       \
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull *istart, ull *iend)       \
     {                                                                                                      \
-        AG_GOMP_FORWARD("GOMP_loop_ull_" #name "_start", bool (*)(bool, ull, ull, ull, ull *, ull *), up, start, \
-                        end, incr, istart, iend);                                                          \
+        AG_GOMP_FORWARD(GOMP_loop_ull_##name##_start, up, start, end, incr, istart, iend);                 \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = 0;                                                                                    \
         const int kind = c ? runtime_kind(NM, &ch) : -1;                                                   \
@@ -245,7 +241,7 @@ void ag_gomp_loop_setup(const struct ag_gomp_loop *L)
  * only way to set sections up in a team the shim does not serve, takes a section. */
 unsigned GOMP_sections_start(unsigned count)
 {
-    AG_GOMP_FORWARD("GOMP_sections_start", unsigned (*)(unsigned), count);
+    AG_GOMP_FORWARD(GOMP_sections_start, count);
     struct ag_team_ctx *c = loop_ctx();
     uint64_t first, end;
     if (c && begin(c, AG_LOOP_DYNAMIC, count, 1, 1, 1, (uint64_t)count + 1))
@@ -258,7 +254,7 @@ unsigned GOMP_sections_start(unsigned count)
 
 unsigned GOMP_sections_next(void)
 {
-    AG_GOMP_FORWARD("GOMP_sections_next", unsigned (*)(void));
+    AG_GOMP_FORWARD(GOMP_sections_next);
     struct ag_team_ctx *c = ag_gomp_loop_team();
     uint64_t first, end;
     if (c && c->loop.active)
@@ -285,14 +281,14 @@ static void end_nowait(void (**real)(void), const char *name)
 
 void GOMP_sections_end_nowait(void)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_sections_end_nowait", void (*)(void));
+    AG_GOMP_FORWARD_VOID(GOMP_sections_end_nowait);
     static void (*real)(void);
     end_nowait(&real, "GOMP_sections_end_nowait");
 }
 
 void GOMP_loop_end_nowait(void)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_loop_end_nowait", void (*)(void));
+    AG_GOMP_FORWARD_VOID(GOMP_loop_end_nowait);
     ag_once(&once, decide);
     end_nowait(&real_end_nowait, "GOMP_loop_end_nowait");
 }

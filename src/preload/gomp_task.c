@@ -28,19 +28,16 @@
 
 typedef void (*fn_t)(void *);
 typedef void (*cpy_t)(void *, void *);
-typedef unsigned long long ull;
-typedef void (*task_t)(fn_t, void *, cpy_t, long, long, bool, unsigned, void **, int, void *);
-typedef void (*taskloop_t)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, long, long, long);
-typedef void (*taskloop_ull_t)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, ull, ull, ull);
-typedef void (*target_t)(int, fn_t, size_t, void **, size_t *, unsigned short *, unsigned, void **, void **);
-typedef void (*target_data_t)(int, size_t, void **, size_t *, unsigned short *, unsigned, void **);
-typedef bool (*cancel_t)(int, bool);
-static task_t real_task __asm__("ag_gomp_real_task");
-static taskloop_t real_taskloop;
-static taskloop_ull_t real_taskloop_ull;
-static target_t real_target;
-static target_data_t real_target_update, real_target_data;
-static cancel_t real_cancel;
+void GOMP_task(fn_t, void *, cpy_t, long, long, bool, unsigned, void **, int, void *); /* in assembly below */
+static void (*real_task)(fn_t, void *, cpy_t, long, long, bool, unsigned, void **, int,
+                         void *) __asm__("ag_gomp_real_task");
+static void (*real_taskloop)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, long, long, long);
+static void (*real_taskloop_ull)(fn_t, void *, cpy_t, long, long, unsigned, unsigned long, int, unsigned long long,
+                                 unsigned long long, unsigned long long);
+static void (*real_target)(int, fn_t, size_t, void **, size_t *, unsigned short *, unsigned, void **, void **);
+static void (*real_target_update)(int, size_t, void **, size_t *, unsigned short *, unsigned, void **);
+static void (*real_target_data)(int, size_t, void **, size_t *, unsigned short *, unsigned, void **);
+static bool (*real_cancel)(int, bool);
 
 void ag_gomp_task_resolve(void)
 {
@@ -80,8 +77,8 @@ static void task_noted(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
                        bool if_clause, unsigned flags, void **depend, int priority, void *detach)
 {
     /* GOMP_task jumps here: the return address is its caller's */
-    AG_GOMP_FORWARD_VOID("GOMP_task", task_t, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                         priority, detach);
+    AG_GOMP_FORWARD_VOID(GOMP_task, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+                         detach);
     switch_team(if_clause);
     real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
@@ -133,7 +130,7 @@ void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size
                unsigned flags, void **depend, int priority, void *detach)
 {
     struct ag_team_ctx *c = ag_gomp_cur;
-    if (__builtin_expect(ag_once_done(&ag_gomp_once) && !ag_scope_mode[AG_SIDE_GOMP] &&
+    if (__builtin_expect(ag_once_done(&ag_gomp_once) && !ag_scope_not_global(AG_SIDE_GOMP) &&
                              (!if_clause || !c || c->noted), 1))
         real_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
     else
@@ -144,8 +141,8 @@ void GOMP_task(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size
 void GOMP_taskloop(fn_t fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                    unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_taskloop", taskloop_t, fn, data, cpyfn, arg_size, arg_align, flags, num_tasks,
-                         priority, start, end, step);
+    AG_GOMP_FORWARD_VOID(GOMP_taskloop, fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start,
+                         end, step);
     switch_team(flags & GOMP_TASK_FLAG_IF);
     real_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }
@@ -154,8 +151,8 @@ void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
                        unsigned flags, unsigned long num_tasks, int priority, unsigned long long start,
                        unsigned long long end, unsigned long long step)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_taskloop_ull", taskloop_ull_t, fn, data, cpyfn, arg_size, arg_align, flags,
-                         num_tasks, priority, start, end, step);
+    AG_GOMP_FORWARD_VOID(GOMP_taskloop_ull, fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority,
+                         start, end, step);
     switch_team(flags & GOMP_TASK_FLAG_IF);
     real_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 }
@@ -165,8 +162,7 @@ void GOMP_taskloop_ull(fn_t fn, void *data, void (*cpyfn)(void *, void *), long 
 void GOMP_target_ext(int device, fn_t fn, size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds,
                      unsigned flags, void **depend, void **args)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_target_ext", target_t, device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend,
-                         args);
+    AG_GOMP_FORWARD_VOID(GOMP_target_ext, device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend, args);
     switch_team(flags & GOMP_TARGET_FLAG_NOWAIT);
     real_target(device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend, args);
 }
@@ -174,8 +170,7 @@ void GOMP_target_ext(int device, fn_t fn, size_t mapnum, void **hostaddrs, size_
 void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds,
                             unsigned flags, void **depend)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_target_update_ext", target_data_t, device, mapnum, hostaddrs, sizes, kinds, flags,
-                         depend);
+    AG_GOMP_FORWARD_VOID(GOMP_target_update_ext, device, mapnum, hostaddrs, sizes, kinds, flags, depend);
     switch_team(flags & GOMP_TARGET_FLAG_NOWAIT);
     real_target_update(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
@@ -183,8 +178,7 @@ void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t 
 void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                  unsigned short *kinds, unsigned flags, void **depend)
 {
-    AG_GOMP_FORWARD_VOID("GOMP_target_enter_exit_data", target_data_t, device, mapnum, hostaddrs, sizes, kinds,
-                         flags, depend);
+    AG_GOMP_FORWARD_VOID(GOMP_target_enter_exit_data, device, mapnum, hostaddrs, sizes, kinds, flags, depend);
     switch_team(flags & GOMP_TARGET_FLAG_NOWAIT);
     real_target_data(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
@@ -195,7 +189,7 @@ void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, si
  * at andgate's barrier is sent on to libgomp's (team_tasks.c). */
 bool GOMP_cancel(int which, bool do_cancel)
 {
-    AG_GOMP_FORWARD("GOMP_cancel", cancel_t, which, do_cancel);
+    AG_GOMP_FORWARD(GOMP_cancel, which, do_cancel);
     ag_gomp_resolve();
     bool cancelled = real_cancel(which, do_cancel);
     switch_team(cancelled && do_cancel && (which & (GOMP_CANCEL_LOOP | GOMP_CANCEL_SECTIONS)));

@@ -143,7 +143,7 @@ static void team_barrier(struct ag_team_ctx *c, void *loc, int32_t gtid)
 
 void __kmpc_barrier(void *loc, int32_t gtid)
 {
-    AG_KMP_FORWARD_VOID("__kmpc_barrier", void (*)(void *, int32_t), loc, gtid);
+    AG_KMP_FORWARD_VOID(__kmpc_barrier, loc, gtid);
     struct ag_team_ctx *c = ag_kmp_team();
     if (c && c->bar) {
         team_barrier(c, loc, gtid);
@@ -171,7 +171,7 @@ static inline struct ag_team_ctx *reduce_served(void)
 
 int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void *data, reduce_fn_t fn, void *lck)
 {
-    AG_KMP_FORWARD("__kmpc_reduce", __typeof__(real_reduce), loc, gtid, nvars, size, data, fn, lck);
+    AG_KMP_FORWARD(__kmpc_reduce, loc, gtid, nvars, size, data, fn, lck);
     ag_once(&once, resolve);
     struct ag_team_ctx *c = reduce_served();
     if (!c)
@@ -184,7 +184,7 @@ int32_t __kmpc_reduce(void *loc, int32_t gtid, int32_t nvars, size_t size, void 
 
 void __kmpc_end_reduce(void *loc, int32_t gtid, void *lck)
 {
-    AG_KMP_FORWARD_VOID("__kmpc_end_reduce", void (*)(void *, int32_t, void *), loc, gtid, lck);
+    AG_KMP_FORWARD_VOID(__kmpc_end_reduce, loc, gtid, lck);
     ag_once(&once, resolve);
     struct ag_team_ctx *c = reduce_served();
     if (!c) {

@@ -6,8 +6,8 @@
 #include "team.h"
 
 /* an entry point's first statement (scope.h): a call of another runtime's goes on to it */
-#define AG_KMP_FORWARD(name, type, ...) AG_SCOPE_FORWARD(AG_SIDE_KMP, name, type, __VA_ARGS__)
-#define AG_KMP_FORWARD_VOID(name, type, ...) AG_SCOPE_FORWARD_VOID(AG_SIDE_KMP, name, type, __VA_ARGS__)
+#define AG_KMP_FORWARD(name, ...) AG_SCOPE_FORWARD(AG_SIDE_KMP, name, __VA_ARGS__)
+#define AG_KMP_FORWARD_VOID(name, ...) AG_SCOPE_FORWARD_VOID(AG_SIDE_KMP, name, __VA_ARGS__)
 
 /* The calling thread's innermost implicit task as the OMPT callbacks delivered it (team size, index,
  * and the team's andgate barrier if served, looked up at the first call in a region), or NULL outside

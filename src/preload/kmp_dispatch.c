@@ -127,8 +127,7 @@ static void resolve(void)
 #define DISPATCH(sfx, T, U, S)                                                                             \
     void __kmpc_dispatch_init_##sfx(void *loc, int32_t gtid, int32_t sched, T lb, T ub, S st, S chunk)     \
     {                                                                                                      \
-        AG_KMP_FORWARD_VOID("__kmpc_dispatch_init_" #sfx, void (*)(void *, int32_t, int32_t, T, T, S, S), loc, \
-                            gtid, sched, lb, ub, st, chunk);                                               \
+        AG_KMP_FORWARD_VOID(__kmpc_dispatch_init_##sfx, loc, gtid, sched, lb, ub, st, chunk);              \
         struct ag_team_ctx *c = loop_ctx();                                                                \
         int64_t ch = chunk;                                                                                \
         int kind = c && st != 0 ? served_kind(sched, &ch) : -1;                                            \
@@ -146,8 +145,7 @@ static void resolve(void)
     }                                                                                                      \
     int32_t __kmpc_dispatch_next_##sfx(void *loc, int32_t gtid, int32_t *last, T *lo, T *up, S *stride)     \
     {                                                                                                      \
-        AG_KMP_FORWARD("__kmpc_dispatch_next_" #sfx, int32_t (*)(void *, int32_t, int32_t *, T *, T *, S *), loc, \
-                       gtid, last, lo, up, stride);                                                        \
+        AG_KMP_FORWARD(__kmpc_dispatch_next_##sfx, loc, gtid, last, lo, up, stride);                      \
         struct ag_team_ctx *c = ag_kmp_team();                                                             \
         if (c && c->loop.active) {                                                                         \
             struct ag_loop_cur *l = &c->loop;                                                              \

@@ -147,7 +147,7 @@ static void resolve(void)
 #define STATIC_INIT(sym, suffix, T, S)                                                                     \
     void sym(void *loc, int32_t gtid, int32_t sched, int32_t *last, T *lo, T *up, S *stride, S incr, S chunk) \
     {                                                                                                      \
-        AG_KMP_FORWARD_VOID(#sym, init##suffix##_t, loc, gtid, sched, last, lo, up, stride, incr, chunk);  \
+        AG_KMP_FORWARD_VOID(sym, loc, gtid, sched, last, lo, up, stride, incr, chunk);                    \
         const struct ag_team_ctx *c = loop_team(sched, incr);                                              \
         if (c) {                                                                                           \
             partition_##suffix(c->tid, c->n, sched, last, lo, up, stride, incr, chunk);                    \

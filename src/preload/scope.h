@@ -49,19 +49,20 @@ static inline int ag_scope_not_global(enum ag_side side)
     return atomic_load_explicit(&ag_scope_mode[side], memory_order_relaxed) != AG_SCOPE_GLOBAL;
 }
 
-/* An entry point's first statement: a foreign call goes on to its caller's runtime and returns */
-#define AG_SCOPE_FORWARD(side, name, type, ...)                                                    \
+/* An entry point's first statement, in the entry point `name` itself (its name and type are the
+ * lookup's and the forward's): a foreign call goes on to its caller's runtime and returns */
+#define AG_SCOPE_FORWARD(side, name, ...)                                                          \
     do {                                                                                           \
         if (__builtin_expect(ag_scope_not_global(side), 0)) {                                      \
-            __typeof__(type) f_ = (type)ag_scope_foreign(side, __builtin_return_address(0), name);             \
+            __typeof__(&name) f_ = (__typeof__(&name))ag_scope_foreign(side, __builtin_return_address(0), #name); \
             if (f_)                                                                                \
                 return f_(__VA_ARGS__);                                                            \
         }                                                                                          \
     } while (0)
-#define AG_SCOPE_FORWARD_VOID(side, name, type, ...)                                               \
+#define AG_SCOPE_FORWARD_VOID(side, name, ...)                                                     \
     do {                                                                                           \
         if (__builtin_expect(ag_scope_not_global(side), 0)) {                                      \
-            __typeof__(type) f_ = (type)ag_scope_foreign(side, __builtin_return_address(0), name);             \
+            __typeof__(&name) f_ = (__typeof__(&name))ag_scope_foreign(side, __builtin_return_address(0), #name); \
             if (f_) {                                                                              \
                 f_(__VA_ARGS__);                                                                   \
                 return;                                                                            \
