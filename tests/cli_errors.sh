@@ -186,6 +186,17 @@ then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(ca
 [ "$rc" = 0 ] && [ "$(wc -l < "$tmp/-d.csv")" = 2 ] && [ ! -s "$tmp/out" ] && pass=$((pass + 1)) ||
   no "--json -d.json --csv -d.csv: exit $rc: $(cat "$tmp/err")"
 
+# --csv inside a --report folder that does not exist yet (make demo on a fresh clone: report/results.csv):
+# the folder is made first, then the file is checked
+for cmd in "bench --algos central --baselines none $bench1" "sim --algos central --threads 2 --episodes 5" \
+           "bench --preload true --repeat 1"; do
+  d=$tmp/new-$RANDOM
+  # shellcheck disable=SC2086 # the command's words
+  timeout 120 "$A" $cmd --report "$d" --csv "$d/results.csv" > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 0 ] && [ -s "$d/results.csv" ] && [ -s "$d/index.html" ] && pass=$((pass + 1)) ||
+    no "$cmd --report NEW --csv NEW/results.csv: exit $rc: $(head -3 "$tmp/err")"
+done
+
 # an output that cannot be written is refused before the run (each would be a short run if accepted)
 refused sim --csv /nonexistent/x.csv --algos central --threads 2 --episodes 5
 grep -qx "andgate sim: --csv /nonexistent/x.csv: cannot write: No such file or directory" "$tmp/err" &&

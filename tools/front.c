@@ -109,15 +109,16 @@ void front_document_open(const char *prog, const struct ag_exp *o, struct ag_out
     char path[PATH_MAX];
     if (o->json && o->report && !strcmp(o->json, "-"))
         ag_usage_error(prog, "--json -: with --report the result must go to a file (the report reads it)");
+    /* the report's folder first: --csv may name a file in it (make demo's report/results.csv) */
+    if (o->report && mkdir(o->report, 0777) && errno != EEXIST)
+        ag_usage_error(prog, "--report %s: %s", o->report, strerror(errno));
     if (o->csv && ag_outfile_check(o->csv)) /* the report tool writes it after the run */
         ag_usage_error(prog, "--csv %s: cannot write: %s", o->csv, strerror(errno));
     if (o->json && strcmp(o->json, "-"))
         snprintf(path, sizeof path, "%s", o->json);
-    else if (o->report) {
-        if (mkdir(o->report, 0777) && errno != EEXIST)
-            ag_usage_error(prog, "--report %s: %s", o->report, strerror(errno));
+    else if (o->report)
         snprintf(path, sizeof path, "%s/results.json", o->report);
-    } else
+    else
         snprintf(path, sizeof path, "/tmp/andgate-%d.json", (int)getpid());
     if (ag_outfile_open(doc, path))
         ag_usage_error(prog, "cannot write %s: %s", path, strerror(errno));
