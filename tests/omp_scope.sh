@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # OpenMP runtimes outside the global scope under libandgate-preload.so (src/preload/scope.h). Usage:
-# omp_scope.sh BINARY SHIM GOMP.so KMP.so GOMP_LIBOMP.so NONE.so
+# omp_scope.sh BINARY SHIM GOMP.so KMP.so GOMP_LIBOMP.so NONE.so ANON.so
 # BINARY is tests/omp_scope.c, which has no OpenMP runtime of its own and opens modules with
 # dlopen(RTLD_LOCAL), as Python opens extension modules; the modules are tests/omp_scope_mod.c built with
 # gcc (libgomp), clang (libomp), gcc's code linked with libomp (libomp's GOMP layer), and one calling
 # GOMP_barrier with no runtime at all. Every set of modules, each on its own runtime, in turn, with
 # RTLD_NOW and RTLD_LAZY, 1-4 threads, bound and unbound: the same checked sums as without the shim. The
 # first runtime of each side is served (ANDGATE_VERBOSE says which); a module with no runtime gets one
-# line and an abort instead of a crash. BINARY_direct is BINARY linked with GOMP_LIBOMP.so.
+# line and an abort instead of a crash. BINARY_direct is BINARY linked with GOMP_LIBOMP.so. ANON.so is
+# GOMP.so with its phase barriers called from an anonymous mapping (x86-64; elsewhere it is GOMP.so).
 . "$(dirname "$0")/omp_lib.sh"
-gomp=$3 kmp=$4 gomp_libomp=$5 none=$6
+gomp=$3 kmp=$4 gomp_libomp=$5 none=$6 anon=$7
 runm() { # runm NAME ENV... -- ARGS...: like omp_lib.sh's run, with the binary's arguments
   local name=$1 rc=0 envs=(); shift
   while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
@@ -60,6 +61,23 @@ for t in 2 3 4; do
     same direct.t$t.$bind.shim direct.t$t.$bind.alone "gcc's code linked with libomp, $t threads, bound $bind"
   done
 done
+
+# barriers called from code in no loaded object (JIT code; every call of a function a uretprobe probes
+# returns to the kernel's trampoline): taken for the served runtime's, the same sums (the shim aborted)
+for t in 2 3; do
+  for mode in now lazy; do
+    flag=(); [ $mode = lazy ] && flag=(-lazy)
+    runm anon.t$t.$mode.alone OMP_NUM_THREADS=$t -- "${flag[@]}" "$anon"
+    runm anon.t$t.$mode.shim OMP_NUM_THREADS=$t LD_PRELOAD="$shim" -- "${flag[@]}" "$anon"
+    same anon.t$t.$mode.shim anon.t$t.$mode.alone "barriers called from an anonymous mapping, $t threads, $mode"
+    runm anon.t$t.$mode.two OMP_NUM_THREADS=$t LD_PRELOAD="$shim" -- "${flag[@]}" "$gomp" "$anon"
+  done
+done
+runm anon.verbose OMP_NUM_THREADS=2 ANDGATE_VERBOSE=1 LD_PRELOAD="$shim" -- "$anon"
+if [ "$(uname -m)" = x86_64 ]; then
+  expect anon.verbose 'GOMP_barrier called from 0x[0-9a-f]+, outside every loaded object .*taken for the served runtime' \
+    "a call from an anonymous mapping was not taken for the served runtime's"
+fi
 
 # a module calling an entry point with no runtime in its scope: one line, and an abort (without the shim
 # the dynamic linker stops it: "symbol lookup error")

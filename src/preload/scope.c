@@ -101,11 +101,28 @@ static void *callers(const void *ra, const char *name, const char **object)
  * function that ends in a call to GOMP_barrier returns to whatever ran it — its runtime (whose own scope
  * names the runtime), or a trampoline of the shim's (gomp.c), which runs only the served runtime's
  * regions. A function that tail-calls an entry point and is called from an object with another runtime
- * is taken for that object's. */
+ * is taken for that object's. A return address in no loaded object — code a JIT made, or the return
+ * trampoline a uretprobe puts in place of every return address of a probed function (perf probe
+ * '%return', bpftrace's uretprobe) — names no scope: the call is taken for the served runtime's, as it
+ * is in the usual process with one runtime (before, the shim aborted as if no runtime defined it). */
 static void *look_up(enum ag_side side, const void *ra, const char *name)
 {
     if (in_shim(ra))
         return NULL;
+    Dl_info ci;
+    if (!dladdr(ra, &ci)) { /* code in no loaded object: JIT code, or a uretprobe's return trampoline */
+        pthread_mutex_lock(&lock);
+        int serving = served[side].base != NULL;
+        pthread_mutex_unlock(&lock);
+        if (!serving) {
+            fprintf(stderr, "andgate-preload: %s called from %p, outside every loaded object, before any OpenMP "
+                            "runtime was seen: its runtime is unknown\n", name, ra);
+            abort();
+        }
+        ag_preload_verbose("andgate-preload: %s called from %p, outside every loaded object (JIT code, a "
+                           "uretprobe): taken for the served runtime's\n", name, ra);
+        return NULL;
+    }
     const char *object;
     void *d = callers(ra, name, &object);
     Dl_info di;
