@@ -83,18 +83,26 @@ static int in_shim(const void *addr)
 }
 
 /* The definition of `name` the caller at ra binds to without the shim: the global scope's first (after
- * the shim), else its own scope's (the caller's handle stays open: scope.h). Never the shim's own. */
+ * the shim), else its own scope's (the caller's handle stays open: scope.h). Never the shim's own.
+ * *object: the caller's file, NULL when ra is in no loaded object. */
 static void *callers(const void *ra, const char *name, const char **object)
 {
     void *d = dlsym_quiet(RTLD_NEXT, name);
     Dl_info ci;
-    *object = "?";
-    if (!d && dladdr(ra, &ci)) {
-        *object = ci.dli_fname;
+    *object = dladdr(ra, &ci) ? ci.dli_fname : NULL;
+    if (!d && *object) {
         void *h = dlopen(ci.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
         d = h ? dlsym_quiet(h, name) : NULL;
     }
     return d && in_shim(d) ? NULL : d;
+}
+
+static void *served_base(enum ag_side side)
+{
+    pthread_mutex_lock(&lock);
+    void *base = served[side].base;
+    pthread_mutex_unlock(&lock);
+    return base;
 }
 
 /* ra is where the call returns to, which for a tail call is the caller's caller: an outlined region
@@ -104,17 +112,17 @@ static void *callers(const void *ra, const char *name, const char **object)
  * is taken for that object's. A return address in no loaded object — code a JIT made, or the return
  * trampoline a uretprobe puts in place of every return address of a probed function (perf probe
  * '%return', bpftrace's uretprobe) — names no scope: the call is taken for the served runtime's, as it
- * is in the usual process with one runtime (before, the shim aborted as if no runtime defined it). */
+ * is in the usual process with one runtime (until 2026-12-01 the shim aborted as if no runtime defined
+ * it). */
 static void *look_up(enum ag_side side, const void *ra, const char *name)
 {
     if (in_shim(ra))
         return NULL;
-    Dl_info ci;
-    if (!dladdr(ra, &ci)) { /* code in no loaded object: JIT code, or a uretprobe's return trampoline */
-        pthread_mutex_lock(&lock);
-        int serving = served[side].base != NULL;
-        pthread_mutex_unlock(&lock);
-        if (!serving) {
+    const char *object;
+    void *d = callers(ra, name, &object);
+    Dl_info di;
+    if (!d && !object) {
+        if (!served_base(side)) {
             fprintf(stderr, "andgate-preload: %s called from %p, outside every loaded object, before any OpenMP "
                             "runtime was seen: its runtime is unknown\n", name, ra);
             abort();
@@ -123,23 +131,13 @@ static void *look_up(enum ag_side side, const void *ra, const char *name)
                            "uretprobe): taken for the served runtime's\n", name, ra);
         return NULL;
     }
-    const char *object;
-    void *d = callers(ra, name, &object);
-    Dl_info di;
     if (!d || !dladdr(d, &di)) {
         /* without the shim the dynamic linker would have stopped here: "undefined symbol" */
         fprintf(stderr, "andgate-preload: %s called from %s, which has no OpenMP runtime defining it\n", name,
-                object);
+                object ? object : "?");
         abort();
     }
-    void *base;
-    if (side == AG_SIDE_GOMP) {
-        base = adopt(side, d);
-    } else {
-        pthread_mutex_lock(&lock);
-        base = served[side].base;
-        pthread_mutex_unlock(&lock);
-    }
+    void *base = side == AG_SIDE_GOMP ? adopt(side, d) : served_base(side);
     return di.dli_fbase == base ? NULL : d;
 }
 
