@@ -184,38 +184,33 @@ static int parse_construct(const char *out, const char *name, unsigned threads, 
     return 0;
 }
 
-/* One pair of runs of the construct program (plain, then preloaded) into the records first..first+k-1,
- * one per construct of `list`: each run's median overhead appended, the least kept. */
-static void construct_pair(struct pre *p, char *const argv[], char **const env[2], const char *list, unsigned first,
+/* One pair of runs of the construct program for construct `name` alone (plain, then preloaded) into
+ * record r: each run's median overhead appended, the least kept. */
+static void construct_pair(struct pre *p, const char *path, const char *name, char **const env[2], struct rec *r,
                            unsigned threads)
 {
+    if (r->error[0])
+        return;
+    char *argv[] = { (char *)path, "-c", (char *)name, p->quick ? "-q" : NULL, NULL };
     struct ag_child run[2] = { { 0 } };
     for (int s = 0; s < 2; s++)
         if (ag_child_run(argv, env[s], p->timeout ? p->timeout : p->quick ? 60 : 300, &run[s]))
             break;
     int bad = run[0].error[0] ? 0 : run[1].error[0] ? 1 : -1;
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", list);
-    unsigned i = first;
-    for (char *save, *k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save), i++) {
-        struct rec *r = &p->con[i];
-        double med[2], min[2];
-        if (r->error[0])
-            continue;
-        if (bad >= 0) {
-            snprintf(r->error, sizeof r->error, "%s run: %s", bad ? "preloaded" : "plain", run[bad].error);
-            continue;
-        }
-        if (parse_construct(run[0].out, k, threads, &med[0], &min[0], r->error, sizeof r->error) ||
-            parse_construct(run[1].out, k, threads, &med[1], &min[1], r->error, sizeof r->error))
-            continue;
+    double med[2], min[2];
+    if (bad >= 0)
+        snprintf(r->error, sizeof r->error, "%s run: %.360s", bad ? "preloaded" : "plain", run[bad].error);
+    else if (!parse_construct(run[0].out, name, threads, &med[0], &min[0], r->error, sizeof r->error) &&
+             !parse_construct(run[1].out, name, threads, &med[1], &min[1], r->error, sizeof r->error)) {
         r->plain[r->np++] = med[0], r->shim[r->ns++] = med[1];
         r->plain_min = fmin(r->plain_min, min[0]), r->shim_min = fmin(r->shim_min, min[1]);
     }
     free(run[0].out), free(run[1].out);
 }
 
-/* The construct overheads: for each compiler, bind and team size, `repeat` pairs of runs alternately. */
+/* The construct overheads: for each compiler, bind and team size, `repeat` rounds; in each round every
+ * construct's pair of runs in turn (a run measures one construct: the two of a pair are a second apart,
+ * where a run of every construct put them several seconds apart, across the VM's speed modes). */
 static void run_constructs(struct pre *p)
 {
     const char *list = strcmp(p->constructs, "all") ? p->constructs : CONSTRUCTS;
@@ -232,16 +227,17 @@ static void run_constructs(struct pre *p)
                 char thr[40], bind[40], tmp[512];
                 snprintf(thr, sizeof thr, "OMP_NUM_THREADS=%u", p->threads[t]);
                 snprintf(bind, sizeof bind, "OMP_PROC_BIND=%s", BIND[b]);
-                char *argv[] = { path, "-c", (char *)list, p->quick ? "-q" : NULL, NULL }, *extra[] = { thr, bind, NULL };
+                char *extra[] = { thr, bind, NULL };
                 char **env[2] = { ag_child_env(NULL, extra), ag_child_env(p->shim, extra) };
                 unsigned first = p->nc;
                 snprintf(tmp, sizeof tmp, "%s", list);
                 for (char *save, *k = strtok_r(tmp, ",", &save); k; k = strtok_r(NULL, ",", &save))
                     new_rec(p->con, &p->nc, k, c, BIND[b], p->threads[t]);
                 for (unsigned i = 0; i < p->repeat; i++)
-                    construct_pair(p, argv, env, list, first, p->threads[t]);
-                fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: %u pairs of runs\n",
-                        CC[c][0], BIND[b], p->threads[t], p->repeat);
+                    for (unsigned r = first; r < p->nc; r++)
+                        construct_pair(p, path, p->con[r].name, env, &p->con[r], p->threads[t]);
+                fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: %u pairs of runs "
+                                "per construct\n", CC[c][0], BIND[b], p->threads[t], p->repeat);
                 free(env[0]), free(env[1]);
                 preload_write_doc(p, p->path);
             }
