@@ -184,13 +184,14 @@ static int parse_construct(const char *out, const char *name, unsigned threads, 
     return 0;
 }
 
-/* One pair of runs of the construct program for construct `name` alone (plain, then preloaded) into
- * record r: each run's median overhead appended, the least kept. */
-static void construct_pair(struct pre *p, const char *path, const char *name, char **const env[2], struct rec *r,
-                           unsigned threads)
+/* One pair of runs of the construct program `path` for record r's construct alone (plain, then
+ * preloaded): each run's median overhead appended to r, the least kept. */
+static void construct_pair(struct pre *p, const char *path, char **const env[2], struct rec *r)
 {
     if (r->error[0])
         return;
+    const char *name = r->name;
+    unsigned threads = r->threads;
     char *argv[] = { (char *)path, "-c", (char *)name, p->quick ? "-q" : NULL, NULL };
     struct ag_child run[2] = { { 0 } };
     for (int s = 0; s < 2; s++)
@@ -235,7 +236,7 @@ static void run_constructs(struct pre *p)
                     new_rec(p->con, &p->nc, k, c, BIND[b], p->threads[t]);
                 for (unsigned i = 0; i < p->repeat; i++)
                     for (unsigned r = first; r < p->nc; r++)
-                        construct_pair(p, path, p->con[r].name, env, &p->con[r], p->threads[t]);
+                        construct_pair(p, path, env, &p->con[r]);
                 fprintf(stderr, "andgate bench --preload: omp-constructs-%s bind=%s threads %u: %u pairs of runs "
                                 "per construct\n", CC[c][0], BIND[b], p->threads[t], p->repeat);
                 free(env[0]), free(env[1]);
