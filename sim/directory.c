@@ -61,5 +61,5 @@ double sim_dir_take(struct sim *s, struct line *l, double t, double extra)
     unsigned need = 0; /* the request, and one slot per `extra` worth of further invalidations, rounded */
     for (double x = 1 + extra / m->dir_request_ns; x > 0.5; x -= 1)
         need++;
-    return sim_slots_take(&s->dirs[l->dir], t, m->dir_request_ns, need);
+    return sim_slots_take(&s->dirs[l->dir], t, m->dir_request_ns, need, sim_low_water(s));
 }

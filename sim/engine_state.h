@@ -103,6 +103,8 @@ struct sim {
     uint64_t rng;
     struct ready *ready;  /* binary heap by (clock, index) (fixed schedule) or unordered set (random) */
     unsigned nready;
+    double low_water;     /* random schedule: a time no later request is issued before (sim_low_water) */
+    unsigned pops;        /* random schedule: pops since low_water was last found */
     const struct ag_algo *algo;
     struct ag_run run;
     ag_frange_t self;
@@ -132,6 +134,8 @@ int sim_ready_pop(struct sim *s);
 void sim_yield(struct sim *s);
 void sim_switch_away(struct sim *s); /* the running participant's turn ends: the next one runs */
 int sim_is_next(struct sim *s); /* the running participant is still the one to run (fixed schedule) */
+/* A time no request issued from now on starts before (slots.c keeps every reservation from it on) */
+double sim_low_water(const struct sim *s);
 int sim_schedule(struct sim *s);
 
 /* coherence.c: the running participant's read, or plain store, of flag slot i, in virtual time; and
@@ -142,10 +146,15 @@ void sim_charge_write(struct sim *s, uint32_t i);
 int sim_charge_rmw(struct sim *s, uint32_t i, const uint64_t *cmp, uint64_t *seen);
 
 /* slots.c: a resource serving one request per slot of w ns; sim_slots_take reserves need slots from t on
- * and returns when the first one starts. The ring starts with cap slots (a power of two) and grows when
- * a burst needs more (the results do not depend on cap, only the memory and the time do). */
+ * and returns when the first one starts. low: a time no request placed from now on starts before (the
+ * caller's sim_low_water; low <= t). The ring starts with cap slots (a power of two) and grows rather
+ * than drop a reservation at or after low, so the results do not depend on cap, only the memory and the
+ * time do (tests/sim/test_slots.c). */
 int sim_slots_init(struct slot_ring *r, unsigned cap);
-double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need);
+double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, double low);
+/* How many requests so far came with a low-water time after their own (none while sim_low_water is a
+ * bound; test_sim checks it over random schedules) */
+unsigned long sim_slots_early(void);
 
 /* directory.c: a miss queues at its line's directory slice; returns when the slice takes it. Init and
  * free also set up and release the link ports. */

@@ -46,13 +46,14 @@ double sim_link_take(struct sim *s, unsigned from, unsigned to, double t)
 {
     const struct sim_machine *m = s->m;
     struct slot_ring *port = s->ports;
+    const double low = sim_low_water(s);
     for (unsigned c = 0; c < m->nlinks; port += 2 * m->link[c].nunits, c++) {
         const struct sim_link *k = &m->link[c];
         unsigned uf = from / k->below, ut = to / k->below;
         if (uf == ut || k->ns <= 0)
             continue;
-        t = sim_slots_take(&port[2 * uf], t, k->ns, 1);     /* the sender's out port */
-        t = sim_slots_take(&port[2 * ut + 1], t, k->ns, 1); /* then the receiver's in port */
+        t = sim_slots_take(&port[2 * uf], t, k->ns, 1, low);     /* the sender's out port */
+        t = sim_slots_take(&port[2 * ut + 1], t, k->ns, 1, low); /* then the receiver's in port */
     }
     return t;
 }

@@ -91,9 +91,23 @@ void sim_ready_update(struct sim *s, int p)
         sift_up(s, i, entry(s, (unsigned)p));
 }
 
+/* The earliest clock in the random ready set: a low-water time while it is the earliest (sim_low_water) */
+static double earliest_ready(const struct sim *s)
+{
+    double low = s->part[s->ready[0].p].clock;
+    for (unsigned k = 1; k < s->nready; k++)
+        if (s->part[s->ready[k].p].clock < low)
+            low = s->part[s->ready[k].p].clock;
+    return low;
+}
+
 int sim_ready_pop(struct sim *s)
 {
     if (s->o->random_schedule) {
+        if (++s->pops >= s->nready) { /* found again once per nready pops: O(1) a pop */
+            s->pops = 0;
+            s->low_water = earliest_ready(s);
+        }
         unsigned i = (unsigned)(sim_next_rand(s) % s->nready);
         int p = (int)s->ready[i].p;
         s->ready[i] = s->ready[--s->nready];
@@ -118,6 +132,26 @@ static int ready_exchange(struct sim *s, int p)
     int q = (int)s->ready[0].p;
     sift_down(s, x, 1);
     return q;
+}
+
+/* A time no request issued from now on starts before: the running participant issues at its clock or
+ * later (coherence.c's start_at), a ready one runs at its clock or later, and a waiting one is woken at
+ * its waker's clock or later (sim_os_wake, sim_wake_line), so the earliest of the running and the ready
+ * ones' clocks bounds every request to come, and that bound never goes back. Under the fixed schedule it
+ * is the running one's or the heap's root; under the random one the earliest ready clock found at a pop
+ * (the running one was in the ready set then), found again every nready pops and stale in between,
+ * which keeps a bound, only a lower one. */
+double sim_low_water(const struct sim *s)
+{
+    if (s->o->random_schedule)
+        return s->low_water;
+    double low = s->part[s->cur].clock, root;
+    if (s->nready) {
+        memcpy(&root, &s->ready[0].clock, sizeof root);
+        if (root < low)
+            low = root;
+    }
+    return low;
 }
 
 int sim_is_next(struct sim *s)

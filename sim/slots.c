@@ -6,12 +6,16 @@
  * t takes the first free slot from t on. Slots rather than one busy-until time because the engine charges
  * operations in the order participants run, which is only roughly the order of their start times: a
  * request issued at a later time must not delay one issued earlier. The slots are kept in a ring indexed
- * by slot id modulo its capacity; the ring grows (doubling) rather than overwrite a reservation that is
- * not in the past of the request being placed, so a burst of any size queues in full (1023 spinners
- * re-reading a released flag at once wait for 1023 slots). A reservation in that past may be overwritten,
- * and a request placed later for an earlier time then does not see it: the results depend a little on a
- * ring's starting size (4,096 slots from the start move 41 of 434 test records, medians by 0.98-1.01x:
- * docs/results.md, "Checked again on 2026-12-01"), so the callers' sizes are part of the model. */
+ * by slot id modulo its capacity, and the ring grows (doubling) rather than overwrite a reservation that a
+ * later request could still find: one at or after the low-water time the caller passes, before which no
+ * request placed from now on starts (sim_low_water: every request is issued at its participant's clock
+ * or later, and no participant that will run again is behind the earliest ready one). So a burst of any
+ * size queues in full (1023 spinners re-reading a released flag at once wait for 1023 slots), and a
+ * ring's capacity decides only where entries sit, not which requests see them: the results do not
+ * depend on the starting sizes (tests/sim/test_slots.c). Before the twenty-second part (2026-12-01) a
+ * reservation was kept only if not in the past of the request being placed, and a request placed later
+ * for an earlier time then missed it: 4,096-slot rings from the start moved 41 of 434 test records by
+ * 0.98-1.01x (docs/results.md, "A slot ring's size is no longer part of the model"). */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
@@ -68,20 +72,28 @@ static int grow(struct slot_ring *r)
     return 0;
 }
 
-/* Take slot b for a request placed from slot b0 on: the entry's previous holder must lie before b0 */
-static void reserve(struct slot_ring *r, int64_t b, int64_t b0)
+/* Take slot b; the entry's previous holder must lie before slot lo, where no request starts any more */
+static void reserve(struct slot_ring *r, int64_t b, int64_t lo)
 {
-    while (at(r, b)->id >= b0 && at(r, b)->id != b && grow(r) == 0) {
+    while (at(r, b)->id >= lo && at(r, b)->id != b && grow(r) == 0) {
     }
     *at(r, b) = (struct slot){ b, b + 1 };
 }
 
-double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need)
+static unsigned long early; /* requests placed before the caller's low-water time: a broken bound */
+
+unsigned long sim_slots_early(void) { return early; }
+
+double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, double low)
 {
-    int64_t b0 = (int64_t)(t / w), b = b0, first = -1;
+    if (low > t) { /* sim_low_water was no bound: keep what this request may find, and count it */
+        early++;
+        low = t;
+    }
+    int64_t b0 = (int64_t)(t / w), b = b0, first = -1, lo = (int64_t)(low / w);
     for (unsigned k = 0; k < need; k++, b++) {
         b = free_slot(r, b);
-        reserve(r, b, b0);
+        reserve(r, b, lo);
         if (first < 0)
             first = b;
     }

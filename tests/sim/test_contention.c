@@ -102,9 +102,12 @@ static void links(void)
     struct sim_machine m = hand(1, 2, 4);
     m.nlinks = 1;
     m.link[0] = (struct sim_link){ 1, 2, 4, 5.0 }; /* cluster ports (4 threads each), 5 ns per line */
+    struct sim_opts o = { .m = &m };
+    struct part me; /* the running participant at time 0: the ports' low-water time (sim_low_water) */
     struct sim s;
     memset(&s, 0, sizeof s);
-    s.m = &m;
+    memset(&me, 0, sizeof me);
+    s.m = &m, s.o = &o, s.part = &me;
     if (sim_links_init(&s)) {
         failures++, checks++;
         printf("FAIL sim_links_init\n");

@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "engine.h"
+#include "engine_state.h"
 #include "hw.h"
 #include "machine.h"
 
@@ -247,5 +248,7 @@ int main(int argc, char **argv)
         counts(&k, &noc);
     sim_machine_free(&k);
     sim_machine_free(&noc);
+    /* the OS model's runs too: every slot request at or after its ring's low-water time (slots.c) */
+    CHECK(sim_slots_early() == 0, "%lu requests started before their ring's low-water time\n", sim_slots_early());
     return check_done();
 }
