@@ -40,7 +40,7 @@ finished() {
 }
 
 # docs/preload.md: "... (CPUs P, usable CPUs U, threads T, topology S)", T counting the enclosing teams' threads
-teamre="^andgate-preload: $rt team of [0-9]+ at level [0-9]+: .+ \\(CPUs [0-9]+, usable CPUs [0-9]+, threads [0-9]+, topology (sysfs|hwloc|none)\\)\$"
+teamre="^andgate-preload: $rt team of [0-9]+ at level [0-9]+: .+ \\(CPUs [0-9]+( of the runtime's places)?, usable CPUs [0-9]+, threads [0-9]+, topology (sysfs|hwloc|none)\\)\$"
 loopsre="^andgate-preload: $rt's dynamic, guided(, auto)? and runtime loops handed out by the shim\$"
 for canc in false true; do
  export OMP_CANCELLATION=$canc

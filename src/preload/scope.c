@@ -168,6 +168,19 @@ int ag_scope_adopt_kmp(const void *addr)
     return dladdr(addr, &di) && di.dli_fbase && adopt(AG_SIDE_KMP, addr) == di.dli_fbase;
 }
 
+void *ag_scope_runtime_sym(enum ag_side side, const char *name)
+{
+    if (mode(side) != AG_SCOPE_GLOBAL)
+        return ag_scope_sym(side, name, 0);
+    Dl_info di;
+    void *m = dlsym_quiet(RTLD_NEXT, marker[side]), *h;
+    if (!m || !dladdr(m, &di) || !(h = dlopen(di.dli_fname, RTLD_NOLOAD | RTLD_LAZY)))
+        return NULL;
+    void *d = dlsym_quiet(h, name);
+    dlclose(h); /* the runtime stays loaded: the global scope holds it */
+    return d;
+}
+
 void *ag_scope_sym(enum ag_side side, const char *name, int first)
 {
     if (mode(side) == AG_SCOPE_GLOBAL)

@@ -43,6 +43,10 @@ int ag_scope_adopt_kmp(const void *addr);
 /* The served runtime's definition of `name` (NULL: none), as dlsym(RTLD_NEXT, name) or, with
  * `first` (dlsym(RTLD_DEFAULT, name)), in the global mode; from the adopted runtime in the local one. */
 void *ag_scope_sym(enum ag_side side, const char *name, int first);
+/* The served runtime's own definition of `name`, from the object that defines the side's entry point
+ * (GOMP_parallel, __kmpc_fork_call) even where another runtime defines `name` earlier in the global
+ * scope (a program with both runtimes: their omp_* routines have the same names); NULL: none. */
+void *ag_scope_runtime_sym(enum ag_side side, const char *name);
 
 static inline int ag_scope_not_global(enum ag_side side)
 {

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "preload.h"
+#include "scope.h"
 #include "topo.h"
 #include "wait.h"
 
@@ -201,6 +202,40 @@ static const char *runtime_wait(const char *runtime, int oversubscribed, int quo
     return buf;
 }
 
+/* How many of the process's CPUs the runtime's places hold, while its threads are bound to them
+ * (omp_get_proc_bind() not false in the asking thread: the binding of the teams it is in and starts);
+ * 0: not bound, or the runtime does not say. A bound team's threads are on its places' CPUs only, and
+ * those can be fewer than the process's: a program with both runtimes, bound, whose libgomp pinned the
+ * initial thread (in its constructor) before libomp read the CPUs it may use — libomp's places are then
+ * that one CPU, and its team of 2 shares it while a libgomp worker holds the other (a clang program
+ * calling a gcc-built library: its team spun, 59 us a barrier against libomp's 4 us). */
+static unsigned place_cpus(const char *runtime, const cpu_set_t *process)
+{
+    enum ag_side side = strcmp(runtime, "libgomp") ? AG_SIDE_KMP : AG_SIDE_GOMP;
+    int (*bind)(void), (*places)(void), (*procs)(int);
+    void (*ids)(int, int *);
+    *(void **)&bind = ag_scope_runtime_sym(side, "omp_get_proc_bind");
+    *(void **)&places = ag_scope_runtime_sym(side, "omp_get_num_places");
+    *(void **)&procs = ag_scope_runtime_sym(side, "omp_get_place_num_procs");
+    *(void **)&ids = ag_scope_runtime_sym(side, "omp_get_place_proc_ids");
+    if (!bind || !places || !procs || !ids || bind() == 0) /* 0: omp_proc_bind_false */
+        return 0;
+    cpu_set_t held;
+    CPU_ZERO(&held);
+    int np = places(), buf[256];
+    for (int p = 0; p < np; p++) {
+        int k = procs(p);
+        if (k <= 0 || k > (int)(sizeof buf / sizeof *buf))
+            return 0; /* a place wider than this count: not worth a sharper answer */
+        ids(p, buf);
+        for (int j = 0; j < k; j++)
+            if (buf[j] >= 0 && buf[j] < CPU_SETSIZE)
+                CPU_SET(buf[j], &held);
+    }
+    CPU_AND(&held, &held, process);
+    return (unsigned)CPU_COUNT(&held);
+}
+
 /* Under the lock: make the barrier of the team of n and publish its entry. */
 static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threads, const char *runtime)
 {
@@ -218,16 +253,19 @@ static struct entry *make(struct ag_team_set *s, unsigned n, unsigned long threa
     struct ag_cpu_budget bud;
     cpu_set_t set;
     ag_cpu_budget(&bud, &set, 0);
-    unsigned cpus = bud.process ? bud.process : 1;
+    unsigned cpus = bud.process ? bud.process : 1, placed = place_cpus(runtime, &set);
+    const int on_places = placed && placed < cpus; /* bound to fewer CPUs than the process has */
+    if (on_places)
+        cpus = placed;
     const int crowded = threads > cpus; /* decides the algorithm, the wait and the loops' hand-out */
     cfg.algo = runtime_algo(runtime, crowded);
     if (!w || !*w)
         cfg.wait = runtime_wait(runtime, crowded, bud.quota && threads > bud.quota && threads <= cpus, wait,
                                 sizeof wait);
     if (ag_barrier_init(&e->bar, &cfg) == 0) {
-        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (CPUs %u, usable CPUs %u, threads %lu, "
-                           "topology %s)\n", runtime, n, s->level, ag_barrier_describe(e->bar), cpus, bud.usable,
-                           threads, ag_topo_get()->source);
+        ag_preload_verbose("andgate-preload: %s team of %u at level %d: %s (CPUs %u%s, usable CPUs %u, threads %lu, "
+                           "topology %s)\n", runtime, n, s->level, ag_barrier_describe(e->bar), cpus,
+                           on_places ? " of the runtime's places" : "", bud.usable, threads, ag_topo_get()->source);
     } else {
         char msg[256];
         ag_config_check(&cfg, msg, sizeof msg);
