@@ -79,12 +79,40 @@ static void key_make(void)
     pthread_key_create(&sets_key, sets_free);
 }
 
+/* The runtimes' place routines, per side (scope.h), looked up by the thread that starts the process's
+ * first team (ag_team_begin), not in make(): a dl* call there, by a team's thread under the set's lock,
+ * would wait for the dynamic linker's lock, which the master may hold (a module's constructor running
+ * the region) while it waits for that thread in the barrier; and not when the shim is loaded, where
+ * dlopen would leave a block on the heap the program starts with (tests/omp_heap.sh). */
+static struct places_api {
+    int (*bind)(void), (*places)(void), (*procs)(int);
+    void (*ids)(int, int *);
+} places_of[2];
+static struct ag_once places_once = AG_ONCE_INIT;
+
+static void find_places(void)
+{
+    for (int side = AG_SIDE_GOMP; side <= AG_SIDE_KMP; side++) {
+        struct places_api *a = &places_of[side];
+        *(void **)&a->bind = ag_scope_runtime_sym(side, "omp_get_proc_bind");
+        *(void **)&a->places = ag_scope_runtime_sym(side, "omp_get_num_places");
+        *(void **)&a->procs = ag_scope_runtime_sym(side, "omp_get_place_num_procs");
+        *(void **)&a->ids = ag_scope_runtime_sym(side, "omp_get_place_proc_ids");
+    }
+}
+
+static enum ag_side side_of(const char *runtime)
+{
+    return strcmp(runtime, "libgomp") ? AG_SIDE_KMP : AG_SIDE_GOMP;
+}
+
 static struct ag_team_set *set_mine(int level)
 {
     if (level < 1 || level > MAX_LEVEL)
         return NULL;
     if (!mine) {
         ag_once(&key_once, key_make);
+        ag_once(&places_once, find_places); /* the first team of the process: see places_of */
         struct sets *s = aligned_alloc(64, sizeof *s); /* its sets' lines are their own (_Alignas) */
         if (!s)
             return NULL;
@@ -211,23 +239,18 @@ static const char *runtime_wait(const char *runtime, int oversubscribed, int quo
  * calling a gcc-built library: its team spun, 59 us a barrier against libomp's 4 us). */
 static unsigned place_cpus(const char *runtime, const cpu_set_t *process)
 {
-    enum ag_side side = strcmp(runtime, "libgomp") ? AG_SIDE_KMP : AG_SIDE_GOMP;
-    int (*bind)(void), (*places)(void), (*procs)(int);
-    void (*ids)(int, int *);
-    *(void **)&bind = ag_scope_runtime_sym(side, "omp_get_proc_bind");
-    *(void **)&places = ag_scope_runtime_sym(side, "omp_get_num_places");
-    *(void **)&procs = ag_scope_runtime_sym(side, "omp_get_place_num_procs");
-    *(void **)&ids = ag_scope_runtime_sym(side, "omp_get_place_proc_ids");
-    if (!bind || !places || !procs || !ids || bind() == 0) /* 0: omp_proc_bind_false */
-        return 0;
+    enum ag_side side = side_of(runtime);
+    const struct places_api *a = &places_of[side];
+    if (!ag_once_done(&places_once) || !a->bind || !a->places || !a->procs || !a->ids || a->bind() == 0)
+        return 0; /* 0: omp_proc_bind_false */
     cpu_set_t held;
     CPU_ZERO(&held);
-    int np = places(), buf[256];
+    int np = a->places(), buf[256];
     for (int p = 0; p < np; p++) {
-        int k = procs(p);
+        int k = a->procs(p);
         if (k <= 0 || k > (int)(sizeof buf / sizeof *buf))
             return 0; /* a place wider than this count: not worth a sharper answer */
-        ids(p, buf);
+        a->ids(p, buf);
         for (int j = 0; j < k; j++)
             if (buf[j] >= 0 && buf[j] < CPU_SETSIZE)
                 CPU_SET(buf[j], &held);
