@@ -57,11 +57,18 @@ static int mode(enum ag_side side)
     return m;
 }
 
+/* A handle of the loaded object that holds addr (dlopen without loading; close it), NULL: none; *di
+ * says which object it is */
+static void *object_at(const void *addr, Dl_info *di)
+{
+    return addr && dladdr(addr, di) && di->dli_fbase ? dlopen(di->dli_fname, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+}
+
 /* The runtime at addr becomes the side's, unless it has one: its base afterwards */
 static void *adopt(enum ag_side side, const void *addr)
 {
     Dl_info di;
-    void *h = dladdr(addr, &di) && di.dli_fbase ? dlopen(di.dli_fname, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+    void *h = object_at(addr, &di);
     pthread_mutex_lock(&lock);
     int now = h && !served[side].base;
     if (now)
@@ -173,8 +180,8 @@ void *ag_scope_runtime_sym(enum ag_side side, const char *name)
     if (mode(side) != AG_SCOPE_GLOBAL)
         return ag_scope_sym(side, name, 0);
     Dl_info di;
-    void *m = dlsym_quiet(RTLD_NEXT, marker[side]), *h;
-    if (!m || !dladdr(m, &di) || !(h = dlopen(di.dli_fname, RTLD_NOLOAD | RTLD_LAZY)))
+    void *h = object_at(dlsym_quiet(RTLD_NEXT, marker[side]), &di);
+    if (!h)
         return NULL;
     void *d = dlsym_quiet(h, name);
     dlclose(h); /* the runtime stays loaded: the global scope holds it */

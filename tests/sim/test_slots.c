@@ -5,11 +5,9 @@
  * and to a plain reference (a table of every slot ever taken); every returned start must be the
  * reference's. The ring before the twenty-second part (2026-12-01), which dropped reservations in the
  * past of the request being placed, fails this (a request placed later for an earlier time missed them). */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "check.h"
 #include "engine_state.h"
