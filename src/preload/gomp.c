@@ -50,7 +50,7 @@ static const char *runtime; /* whose GOMP_* entry points (gomp_runtime): the tea
 AG_TLS struct ag_team_ctx *ag_gomp_cur;
 AG_TLS int ag_gomp_starting;
 
-#define REAL(name) ag_scope_sym(AG_SIDE_GOMP, name, 0)
+#define REAL(name) ag_scope_sym(AG_SIDE_GOMP, name)
 
 /* The runtime whose GOMP_* entry points the program calls: "libgomp", or "libomp" when they are libomp's
  * (its compatibility layer, for objects gcc or gfortran compiled and linked with libomp, as Intel's
@@ -80,9 +80,9 @@ static void resolve(void)
     *(void **)&real_parallel = REAL("GOMP_parallel");
     *(void **)&real_copy_start = REAL("GOMP_single_copy_start");
     *(void **)&real_copy_end = REAL("GOMP_single_copy_end");
-    *(void **)&omp_threads = ag_scope_sym(AG_SIDE_GOMP, "omp_get_num_threads", 1);
-    *(void **)&omp_thread = ag_scope_sym(AG_SIDE_GOMP, "omp_get_thread_num", 1);
-    *(void **)&omp_level = ag_scope_sym(AG_SIDE_GOMP, "omp_get_level", 1);
+    *(void **)&omp_threads = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_num_threads");
+    *(void **)&omp_thread = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_thread_num");
+    *(void **)&omp_level = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_level");
     ag_gomp_task_resolve();
     enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
               real_copy_start && real_copy_end &&

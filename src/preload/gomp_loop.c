@@ -43,11 +43,11 @@ static bool (*real_loop_start)(long, long, long, long, long, long *, long *, uin
 static void decide(void)
 {
     const struct ag_preload_env *env = ag_preload_env();
-    int (*cancellation)(void) = (int (*)(void))ag_scope_sym(AG_SIDE_GOMP, "omp_get_cancellation", 1);
-    *(void **)&real_end_nowait = ag_scope_sym(AG_SIDE_GOMP, "GOMP_loop_end_nowait", 0);
-    *(void **)&get_schedule = ag_scope_sym(AG_SIDE_GOMP, "omp_get_schedule", 1);
+    int (*cancellation)(void) = (int (*)(void))ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_cancellation");
+    *(void **)&real_end_nowait = ag_scope_sym(AG_SIDE_GOMP, "GOMP_loop_end_nowait");
+    *(void **)&get_schedule = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_schedule");
     /* libgomp 9 on: combined regions */
-    *(void **)&real_loop_start = ag_scope_sym(AG_SIDE_GOMP, "GOMP_loop_start", 0);
+    *(void **)&real_loop_start = ag_scope_sym(AG_SIDE_GOMP, "GOMP_loop_start");
     serving = env->enabled && env->gomp && env->omp_loops && cancellation && !cancellation() && real_end_nowait &&
               get_schedule;
 }
@@ -144,7 +144,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define REAL(name, ...)                                                                                    \
     static bool (*real)(__VA_ARGS__);                                                                      \
     if (!real)                                                                                             \
-        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, name, 0)
+        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, name)
 
 /* The next chunk: the shim's while the thread is in a loop of its own, else libgomp's */
 #define NEXT(sfx, T)                                                                                       \
@@ -248,7 +248,7 @@ unsigned GOMP_sections_start(unsigned count)
         return next(&c->loop, &first, &end) ? (unsigned)first : 0;
     static unsigned (*real)(unsigned);
     if (!real)
-        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_start", 0);
+        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_start");
     return real(count);
 }
 
@@ -261,7 +261,7 @@ unsigned GOMP_sections_next(void)
         return next(&c->loop, &first, &end) ? (unsigned)first : 0;
     static unsigned (*real)(void);
     if (!real)
-        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_next", 0);
+        *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_next");
     return real();
 }
 
@@ -275,7 +275,7 @@ static void end_nowait(void (**real)(void), const char *name)
         return;
     }
     if (!*real)
-        *(void **)real = ag_scope_sym(AG_SIDE_GOMP, name, 0);
+        *(void **)real = ag_scope_sym(AG_SIDE_GOMP, name);
     (*real)();
 }
 

@@ -41,13 +41,13 @@ static bool (*real_cancel)(int, bool);
 
 void ag_gomp_task_resolve(void)
 {
-    *(void **)&real_task = ag_scope_sym(AG_SIDE_GOMP, "GOMP_task", 0);
-    *(void **)&real_taskloop = ag_scope_sym(AG_SIDE_GOMP, "GOMP_taskloop", 0);
-    *(void **)&real_taskloop_ull = ag_scope_sym(AG_SIDE_GOMP, "GOMP_taskloop_ull", 0);
-    *(void **)&real_target = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_ext", 0);
-    *(void **)&real_target_update = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_update_ext", 0);
-    *(void **)&real_target_data = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_enter_exit_data", 0);
-    *(void **)&real_cancel = ag_scope_sym(AG_SIDE_GOMP, "GOMP_cancel", 0);
+    *(void **)&real_task = ag_scope_sym(AG_SIDE_GOMP, "GOMP_task");
+    *(void **)&real_taskloop = ag_scope_sym(AG_SIDE_GOMP, "GOMP_taskloop");
+    *(void **)&real_taskloop_ull = ag_scope_sym(AG_SIDE_GOMP, "GOMP_taskloop_ull");
+    *(void **)&real_target = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_ext");
+    *(void **)&real_target_update = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_update_ext");
+    *(void **)&real_target_data = ag_scope_sym(AG_SIDE_GOMP, "GOMP_target_enter_exit_data");
+    *(void **)&real_cancel = ag_scope_sym(AG_SIDE_GOMP, "GOMP_cancel");
 }
 
 /* ---- tasks ---- */

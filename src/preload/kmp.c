@@ -53,11 +53,11 @@ static AG_TLS int depth;
 
 static void resolve(void)
 {
-    *(void **)&real_barrier = ag_scope_sym(AG_SIDE_KMP, "__kmpc_barrier", 0);
-    *(void **)&real_reduce = ag_scope_sym(AG_SIDE_KMP, "__kmpc_reduce", 0);
-    *(void **)&real_reduce_nowait = ag_scope_sym(AG_SIDE_KMP, "__kmpc_reduce_nowait", 0);
-    *(void **)&real_end_reduce = ag_scope_sym(AG_SIDE_KMP, "__kmpc_end_reduce", 0);
-    *(void **)&real_end_reduce_nowait = ag_scope_sym(AG_SIDE_KMP, "__kmpc_end_reduce_nowait", 0);
+    *(void **)&real_barrier = ag_scope_sym(AG_SIDE_KMP, "__kmpc_barrier");
+    *(void **)&real_reduce = ag_scope_sym(AG_SIDE_KMP, "__kmpc_reduce");
+    *(void **)&real_reduce_nowait = ag_scope_sym(AG_SIDE_KMP, "__kmpc_reduce_nowait");
+    *(void **)&real_end_reduce = ag_scope_sym(AG_SIDE_KMP, "__kmpc_end_reduce");
+    *(void **)&real_end_reduce_nowait = ag_scope_sym(AG_SIDE_KMP, "__kmpc_end_reduce_nowait");
 }
 
 static inline struct ag_team_ctx *top(void)

@@ -44,8 +44,8 @@ static void decide(void)
 {
     const struct ag_preload_env *env = ag_preload_env();
     const char *check = getenv("KMP_CONSISTENCY_CHECK");
-    int (*cancellation)(void) = (int (*)(void))ag_scope_sym(AG_SIDE_KMP, "omp_get_cancellation", 1);
-    *(void **)&get_schedule = ag_scope_sym(AG_SIDE_KMP, "omp_get_schedule", 1);
+    int (*cancellation)(void) = (int (*)(void))ag_scope_runtime_sym(AG_SIDE_KMP, "omp_get_cancellation");
+    *(void **)&get_schedule = ag_scope_runtime_sym(AG_SIDE_KMP, "omp_get_schedule");
     const char *split = getenv("KMP_SCHEDULE"); /* may select libomp's "greedy" static split */
     serving = env->enabled && env->omp && env->omp_loops && !(check && *check) && cancellation &&
               !cancellation() && get_schedule;
@@ -118,8 +118,8 @@ static struct ag_once resolved = AG_ONCE_INIT;
 static void resolve(void)
 {
 #define RESOLVE(sfx)                                                                                       \
-    *(void **)&real_init_##sfx = ag_scope_sym(AG_SIDE_KMP, "__kmpc_dispatch_init_" #sfx, 0);               \
-    *(void **)&real_next_##sfx = ag_scope_sym(AG_SIDE_KMP, "__kmpc_dispatch_next_" #sfx, 0);
+    *(void **)&real_init_##sfx = ag_scope_sym(AG_SIDE_KMP, "__kmpc_dispatch_init_" #sfx);               \
+    *(void **)&real_next_##sfx = ag_scope_sym(AG_SIDE_KMP, "__kmpc_dispatch_next_" #sfx);
     RESOLVE(4) RESOLVE(4u) RESOLVE(8) RESOLVE(8u)
 #undef RESOLVE
 }

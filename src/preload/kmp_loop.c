@@ -138,10 +138,10 @@ static struct ag_once resolved = AG_ONCE_INIT;
 
 static void resolve(void)
 {
-    *(void **)&real_4 = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_4", 0);
-    *(void **)&real_4u = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_4u", 0);
-    *(void **)&real_8 = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_8", 0);
-    *(void **)&real_8u = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_8u", 0);
+    *(void **)&real_4 = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_4");
+    *(void **)&real_4u = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_4u");
+    *(void **)&real_8 = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_8");
+    *(void **)&real_8u = ag_scope_sym(AG_SIDE_KMP, "__kmpc_for_static_init_8u");
 }
 
 #define STATIC_INIT(sym, suffix, T, S)                                                                     \

@@ -178,7 +178,7 @@ int ag_scope_adopt_kmp(const void *addr)
 void *ag_scope_runtime_sym(enum ag_side side, const char *name)
 {
     if (mode(side) != AG_SCOPE_GLOBAL)
-        return ag_scope_sym(side, name, 0);
+        return ag_scope_sym(side, name);
     Dl_info di;
     void *h = object_at(dlsym_quiet(RTLD_NEXT, marker[side]), &di);
     if (!h)
@@ -188,10 +188,10 @@ void *ag_scope_runtime_sym(enum ag_side side, const char *name)
     return d;
 }
 
-void *ag_scope_sym(enum ag_side side, const char *name, int first)
+void *ag_scope_sym(enum ag_side side, const char *name)
 {
     if (mode(side) == AG_SCOPE_GLOBAL)
-        return dlsym_quiet(first ? RTLD_DEFAULT : RTLD_NEXT, name);
+        return dlsym_quiet(RTLD_NEXT, name);
     pthread_mutex_lock(&lock);
     void *h = served[side].handle;
     pthread_mutex_unlock(&lock);

@@ -40,12 +40,14 @@ void *ag_scope_foreign(enum ag_side side, const void *ra, const char *name);
  * __kmpc side's runtime, 0 when the side serves another (that libomp runs without the shim). */
 int ag_scope_adopt_kmp(const void *addr);
 
-/* The served runtime's definition of `name` (NULL: none), as dlsym(RTLD_NEXT, name) or, with
- * `first` (dlsym(RTLD_DEFAULT, name)), in the global mode; from the adopted runtime in the local one. */
-void *ag_scope_sym(enum ag_side side, const char *name, int first);
+/* The definition of entry point `name` (NULL: none) that the served runtime's callers bind to:
+ * dlsym(RTLD_NEXT, name) in the global mode, the adopted runtime's in the local one. */
+void *ag_scope_sym(enum ag_side side, const char *name);
 /* The served runtime's own definition of `name`, from the object that defines the side's entry point
  * (GOMP_parallel, __kmpc_fork_call) even where another runtime defines `name` earlier in the global
- * scope (a program with both runtimes: their omp_* routines have the same names); NULL: none. */
+ * scope (a program with both runtimes: their omp_* routines have the same names, and the __kmpc side
+ * asking libgomp's omp_get_schedule split libomp's schedule(runtime) loops by libgomp's schedule);
+ * NULL: none. Every omp_* routine the shim calls comes from here. */
 void *ag_scope_runtime_sym(enum ag_side side, const char *name);
 
 static inline int ag_scope_not_global(enum ag_side side)
