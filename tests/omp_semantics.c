@@ -360,7 +360,8 @@ static const struct {
     { "concurrent", case_concurrent }, { "tasks", case_tasks }, { "taskhelp", case_taskhelp },
     { "undeferred", case_undeferred }, { "detach", case_detach },
     { "taskmemory", case_taskmemory }, { "cancel", case_cancel }, { "target", case_target },
-    { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "one", case_one },
+    { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "pause", case_pause },
+    { "one", case_one },
     { "hostteams", case_hostteams },
 };
 enum { NCASES = sizeof cases / sizeof *cases };

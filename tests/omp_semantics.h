@@ -1,6 +1,7 @@
 /* omp_semantics.h — the checking framework of the OpenMP semantics test, shared by its three files of
  * cases: omp_semantics.c (the framework, worksharing, nesting and concurrent teams, main),
- * omp_semantics_tasks.c (tasks, cancellation, team sizes, orphaned constructs, regions, teams of one, host teams)
+ * omp_semantics_tasks.c (tasks, cancellation, team sizes, orphaned constructs, regions, pauses, teams of one,
+ * host teams)
  * and omp_semantics_target.c (host target constructs).
  * omp_semantics.c's head comment says what is checked and how. */
 #ifndef OMP_SEMANTICS_H
@@ -52,6 +53,6 @@ void loop_body(int s, int i);
 /* the cases of omp_semantics_tasks.c and omp_semantics_target.c */
 int case_tasks(void), case_taskhelp(void), case_undeferred(void), case_detach(void),
     case_taskmemory(void), case_cancel(void), case_target(void), case_numthreads(void),
-    case_orphan(void), case_regions(void), case_one(void), case_hostteams(void);
+    case_orphan(void), case_regions(void), case_pause(void), case_one(void), case_hostteams(void);
 
 #endif

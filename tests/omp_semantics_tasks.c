@@ -389,6 +389,38 @@ int case_regions(void)
                   PH / 4);
 }
 
+/* ---- pause: omp_pause_resource_all between regions of changing size. The runtime lets its threads go
+ * (libgomp's hard pause ends the pool's threads, and the next region starts new ones, which may reuse the
+ * old threads' stacks and identifiers); every team after a pause must synchronize like the first. The hard
+ * pause only with libgomp: libomp 14 fails the next region after its own hard pause, without the shim
+ * ("OMP: Error #132: Thread identifier invalid") ---- */
+extern void __kmpc_fork_call(void) __attribute__((weak)); /* defined when the runtime is libomp */
+static struct board PB;
+
+int case_pause(void)
+{
+    static const int seq[] = { 2, 3, 2, 4, 3, 2 };
+    enum { NSEQ = sizeof seq / sizeof *seq };
+    int hard = !__kmpc_fork_call, nhard = 0;
+    memset(val, 0xff, sizeof val);
+    for (int k = 0; k < 2 * NSEQ; k++) {
+        board_reset(&PB, k & 1 && hard ? "region after a hard pause" : "region after a soft pause");
+        PRAGMA(omp parallel num_threads(seq[k % NSEQ]))
+        {
+            team_size(seq[k % NSEQ], PB.what);
+            phases(&PB, PH / 4);
+            int s = 2000 + k;
+            WS_LOOP(s, PB.what, schedule(dynamic, 4));
+        }
+        int kind = k & 1 && hard ? omp_pause_hard : omp_pause_soft;
+        nhard += kind == omp_pause_hard;
+        EXPECT(omp_pause_resource_all(kind) == 0, "omp_pause_resource_all(%s) failed after region %d",
+               kind == omp_pause_hard ? "hard" : "soft", k);
+    }
+    return report("pause", "regions %d phases %d loops %d hard pauses %s", 2 * NSEQ, PH / 4, 2 * NSEQ,
+                  nhard ? "yes" : "no (libomp)");
+}
+
 /* ---- one: teams of one (num_threads(1), if(0)) with barriers, single and a loop ---- */
 static struct board SB;
 
