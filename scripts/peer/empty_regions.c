@@ -1,7 +1,9 @@
 /* empty_regions.c — what a parallel region with nothing in it costs, with serial work between regions
  * (the shape of a program that launches one short region at a time, as Numba's OpenMP layer does;
  * docs/results.md, twenty-sixth part). Each thread stores to its own line; GAP iterations of a serial
- * floating-point loop follow each region in the master.
+ * floating-point loop follow each region in the master. bench/omp_constructs.c's `parallel` row (andgate
+ * bench --preload) times back-to-back regions the EPCC way; this one is a standalone program to run under
+ * other interposers beside the shim, with the serial gap a launcher such as Numba leaves.
  *   gcc -O2 -fopenmp scripts/peer/empty_regions.c -o empty-gcc
  *   clang -O2 -fopenmp=libomp scripts/peer/empty_regions.c -o empty-clang
  *   OMP_NUM_THREADS=2 ./empty-gcc [REGIONS=100000 [GAP=0]]   prints µs a region and a checksum */
