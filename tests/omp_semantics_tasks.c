@@ -404,7 +404,9 @@ int case_pause(void)
     int hard = !__kmpc_fork_call, nhard = 0;
     memset(val, 0xff, sizeof val);
     for (int k = 0; k < 2 * NSEQ; k++) {
-        board_reset(&PB, k & 1 && hard ? "region after a hard pause" : "region after a soft pause");
+        /* the pause after region j is hard when j is odd (and the runtime is libgomp) */
+        board_reset(&PB, !k ? "first region" : (k - 1) & 1 && hard ? "region after a hard pause"
+                                                                     : "region after a soft pause");
         PRAGMA(omp parallel num_threads(seq[k % NSEQ]))
         {
             team_size(seq[k % NSEQ], PB.what);
