@@ -4,26 +4,18 @@
 #define _GNU_SOURCE
 #include "engine_state.h"
 
-#include <stdlib.h>
-
 int sim_dir_init(struct sim *s)
 {
-    unsigned n = s->m->dir_level < 0 ? 0 : s->m->ndir;
-    s->dirs = calloc(n ? n : 1, sizeof *s->dirs);
+    s->dirs = sim_slots_array(s->m->dir_level < 0 ? 0 : s->m->ndir);
     if (!s->dirs)
         return -1;
-    for (unsigned d = 0; d < n; d++)
-        if (sim_slots_init(&s->dirs[d], 16))
-            return -1; /* sim_dir_free releases what was allocated */
     return sim_links_init(s);
 }
 
 void sim_dir_free(struct sim *s)
 {
-    if (s->dirs && s->m->dir_level >= 0)
-        for (unsigned d = 0; d < s->m->ndir; d++)
-            free(s->dirs[d].e);
-    free(s->dirs);
+    sim_slots_array_free(s->dirs, s->m->dir_level < 0 ? 0 : s->m->ndir);
+    s->dirs = NULL;
     sim_links_free(s);
 }
 

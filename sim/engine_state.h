@@ -16,15 +16,18 @@
 
 
 enum { RUNNABLE, WAITING, DONE };
-/* A slot of a resource that serves one request per slot (a directory slice, a link port; slots.c): the
- * slot id it holds (-1: none), and where a search for a free slot goes on past it; slots in a ring */
-struct slot {
-    int64_t id, skip;
+/* A resource that serves one request per slot (a directory slice, a link port; slots.c): the slots taken,
+ * as runs [start, end) of slot ids, in run[head, head + n); run is inl until more than fit there (one
+ * cache line for the common resource, with a run or two). run may point into the record: never copied. */
+struct slot_run {
+    int64_t start, end;
 };
+#define SLOT_RUNS_INLINE 2
 struct slot_ring {
-    struct slot *e;
-    unsigned cap;
-};
+    struct slot_run *run;
+    unsigned head, n, cap;
+    struct slot_run inl[SLOT_RUNS_INLINE];
+} __attribute__((aligned(64)));
 
 struct part {
     struct coro co;
@@ -147,10 +150,13 @@ int sim_charge_rmw(struct sim *s, uint32_t i, const uint64_t *cmp, uint64_t *see
 
 /* slots.c: a resource serving one request per slot of w ns; sim_slots_take reserves need slots from t on
  * and returns when the first one starts. low: a time no request placed from now on starts before (the
- * caller's sim_low_water; low <= t). The ring starts with cap slots (a power of two) and grows rather
- * than drop a reservation at or after low, so the results do not depend on cap, only the memory and the
- * time do (tests/sim/test_slots.c). */
-int sim_slots_init(struct slot_ring *r, unsigned cap);
+ * caller's sim_low_water; low <= t). Every reservation at or after low is kept, however many
+ * (tests/sim/test_slots.c); free releases what the runs outgrew the record with. */
+void sim_slots_init(struct slot_ring *r);
+void sim_slots_free(struct slot_ring *r);
+/* n resources, each initialized, in one cache-aligned array (NULL: no memory); and their release */
+struct slot_ring *sim_slots_array(unsigned n);
+void sim_slots_array_free(struct slot_ring *r, unsigned n);
 double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, double low);
 /* How many requests so far came with a low-water time after their own (none while sim_low_water is a
  * bound; test_sim checks it over random schedules) */

@@ -9,8 +9,6 @@
 #define _GNU_SOURCE
 #include "engine_state.h"
 
-#include <stdlib.h>
-
 static unsigned nports(const struct sim_machine *m)
 {
     unsigned n = 0;
@@ -24,21 +22,13 @@ int sim_links_init(struct sim *s)
     unsigned n = nports(s->m);
     if (!n)
         return 0;
-    s->ports = calloc(n, sizeof *s->ports);
-    if (!s->ports)
-        return -1;
-    for (unsigned k = 0; k < n; k++)
-        if (sim_slots_init(&s->ports[k], 4)) /* a port sees a few transfers at a time: small rings stay cached */
-            return -1; /* sim_links_free releases what was allocated */
-    return 0;
+    s->ports = sim_slots_array(n);
+    return s->ports ? 0 : -1;
 }
 
 void sim_links_free(struct sim *s)
 {
-    unsigned n = nports(s->m);
-    for (unsigned k = 0; s->ports && k < n; k++)
-        free(s->ports[k].e);
-    free(s->ports);
+    sim_slots_array_free(s->ports, nports(s->m));
     s->ports = NULL;
 }
 

@@ -5,84 +5,139 @@
  * Time is cut into slots of the resource's service time, each serving one request; a request issued at
  * t takes the first free slot from t on. Slots rather than one busy-until time because the engine charges
  * operations in the order participants run, which is only roughly the order of their start times: a
- * request issued at a later time must not delay one issued earlier. The slots are kept in a ring indexed
- * by slot id modulo its capacity, and the ring grows (doubling) rather than overwrite a reservation that a
- * later request could still find: one at or after the low-water time the caller passes, before which no
- * request placed from now on starts (sim_low_water: every request is issued at its participant's clock
- * or later, and no participant that will run again is behind the earliest ready one). So a burst of any
- * size queues in full (1023 spinners re-reading a released flag at once wait for 1023 slots), and a
- * ring's capacity decides only where entries sit, not which requests see them: the results do not
- * depend on the starting sizes (tests/sim/test_slots.c). Before the twenty-second part (2026-12-01) a
- * reservation was kept only if not in the past of the request being placed, and a request placed later
- * for an earlier time then missed it: 4,096-slot rings from the start moved 41 of 434 test records by
- * 0.98-1.01x (docs/results.md, "A slot ring's size is no longer part of the model"). */
+ * request issued at a later time must not delay one issued earlier. Every reservation at or after the
+ * low-water time the caller passes is kept: before it no request placed from now on starts
+ * (sim_low_water: every request is issued at its participant's clock or later, and no participant that
+ * will run again is behind the earliest ready one). So a burst of any size queues in full (1023 spinners
+ * re-reading a released flag at once wait for 1023 slots), and what is kept decides only the memory, not
+ * which requests see a reservation (tests/sim/test_slots.c). Before the twenty-second part (2026-12-01)
+ * a reservation was kept only if not in the past of the request being placed, and a request placed later
+ * for an earlier time then missed it (docs/results.md, "A slot ring's size is no longer part of the
+ * model").
+ *
+ * The kept reservations are runs of taken slots, sorted, disjoint and never adjacent (two that touch are
+ * merged), in r->run[head, head + n). A resource sees its requests in bursts (one flag's readers, one
+ * round's transfers), so a burst is one run however long it is, and most resources hold a run or two:
+ * they fit in the ring's own record (inl), one cache line in an array of them. Until the twenty-seventh
+ * part (2026-12-02) the slots were entries of a table indexed by slot id (16 bytes each, a table of
+ * thousands per directory slice): every request of a 1024-participant run then missed the host's caches
+ * on an entry of its own, a fifth of the simulator's time. Runs hold the same set of slots, so every
+ * result is the same. */
 #define _GNU_SOURCE
 #include "engine_state.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-int sim_slots_init(struct slot_ring *r, unsigned cap)
+void sim_slots_init(struct slot_ring *r)
 {
-    if (!cap || (cap & (cap - 1)))
-        return -1; /* a power of two: at() masks */
-    r->e = malloc(cap * sizeof *r->e);
-    if (!r->e)
-        return -1;
-    r->cap = cap;
-    for (unsigned k = 0; k < cap; k++)
-        r->e[k] = (struct slot){ -1, 0 };
-    return 0;
+    *r = (struct slot_ring){ .run = r->inl, .cap = SLOT_RUNS_INLINE };
 }
 
-/* cap is a power of two (the callers' initial sizes, doubled by grow): the slot id modulo cap is a mask */
-static struct slot *at(struct slot_ring *r, int64_t b) { return &r->e[(uint64_t)b & (r->cap - 1)]; }
-
-/* The first free slot from b on. A taken slot points past itself (skip) to where the search goes on;
- * the pointers of the taken run just crossed are pointed at the free slot found (path compression), so
- * a long run of taken slots is crossed once, not by every request. */
-static int64_t free_slot(struct slot_ring *r, int64_t b)
+void sim_slots_free(struct slot_ring *r)
 {
-    int64_t f = b;
-    while (at(r, f)->id == f)
-        f = at(r, f)->skip;
-    while (b < f && at(r, b)->id == b) {
-        int64_t next = at(r, b)->skip;
-        at(r, b)->skip = f;
-        b = next;
+    if (r->run != r->inl)
+        free(r->run);
+    *r = (struct slot_ring){ .run = r->inl, .cap = SLOT_RUNS_INLINE };
+}
+
+struct slot_ring *sim_slots_array(unsigned n)
+{
+    struct slot_ring *r = aligned_alloc(_Alignof(struct slot_ring), (n ? n : 1) * sizeof *r);
+    for (unsigned k = 0; r && k < n; k++)
+        sim_slots_init(&r[k]);
+    return r;
+}
+
+void sim_slots_array_free(struct slot_ring *r, unsigned n)
+{
+    for (unsigned k = 0; r && k < n; k++)
+        sim_slots_free(&r[k]);
+    free(r);
+}
+
+/* Room for one more run at the end: the dropped runs' room is taken back first, then the array doubles
+ * (out of memory: the earliest run is dropped, an approximation the run then counts as an early one) */
+static int room(struct slot_ring *r)
+{
+    if (r->head + r->n < r->cap)
+        return 0;
+    if (r->head) {
+        memmove(r->run, r->run + r->head, r->n * sizeof *r->run);
+        r->head = 0;
+        return 0;
     }
-    return f;
-}
-
-/* Twice the ring, every entry at its slot id's new place (two ids that shared a place cannot both be
- * live: reserve grows before that happens). Out of memory: the ring stays, reserve overwrites. */
-static int grow(struct slot_ring *r)
-{
-    unsigned cap = 2 * r->cap;
-    struct slot *e = malloc(cap * sizeof *e);
-    if (!e)
+    struct slot_run *run = malloc(2 * r->cap * sizeof *run);
+    if (!run)
         return -1;
-    for (unsigned k = 0; k < cap; k++)
-        e[k] = (struct slot){ -1, 0 };
-    for (unsigned k = 0; k < r->cap; k++)
-        if (r->e[k].id >= 0)
-            e[(uint64_t)r->e[k].id & (cap - 1)] = r->e[k];
-    free(r->e);
-    r->e = e;
-    r->cap = cap;
+    memcpy(run, r->run, r->n * sizeof *run);
+    if (r->run != r->inl)
+        free(r->run);
+    r->run = run;
+    r->cap *= 2;
     return 0;
-}
-
-/* Take slot b; the entry's previous holder must lie before slot lo, where no request starts any more */
-static void reserve(struct slot_ring *r, int64_t b, int64_t lo)
-{
-    while (at(r, b)->id >= lo && at(r, b)->id != b && grow(r) == 0) {
-    }
-    *at(r, b) = (struct slot){ b, b + 1 };
 }
 
 static unsigned long early; /* requests placed before the caller's low-water time: a broken bound */
 
 unsigned long sim_slots_early(void) { return early; }
+
+/* The first run (index into r->run) that ends after slot b, head + n if none: the last run first, where
+ * a request in time order lands, then a binary search */
+static unsigned after(const struct slot_ring *r, int64_t b)
+{
+    unsigned lo = r->head, hi = r->head + r->n;
+    if (!r->n || r->run[hi - 1].end <= b)
+        return hi;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (r->run[mid].end <= b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Take the first free slot from b on; returns it */
+static int64_t take_one(struct slot_ring *r, int64_t b)
+{
+    unsigned k = after(r, b), end = r->head + r->n;
+    struct slot_run *run = r->run;
+    if (k < end && run[k].start <= b) { /* b is taken: the run's end is free (runs never touch) */
+        b = run[k].end++;
+        if (k + 1 < end && run[k + 1].start == run[k].end) { /* it now touches the next: one run */
+            run[k].end = run[k + 1].end;
+            memmove(&run[k + 1], &run[k + 2], (end - k - 2) * sizeof *run);
+            r->n--;
+        }
+        return b;
+    }
+    int left = k > r->head && run[k - 1].end == b, right = k < end && run[k].start == b + 1;
+    if (left && right) { /* b fills the gap between two runs */
+        run[k - 1].end = run[k].end;
+        memmove(&run[k], &run[k + 1], (end - k - 1) * sizeof *run);
+        r->n--;
+    } else if (left) {
+        run[k - 1].end = b + 1;
+    } else if (right) {
+        run[k].start = b;
+    } else { /* a run of its own at k, the runs from k on moved up by one */
+        unsigned off = k - r->head;
+        if (room(r)) { /* no memory: forget the earliest run rather than fail the simulation */
+            early++;
+            r->head++, r->n--;
+            off -= off > 0; /* it lay before b, or it was the one after it */
+            room(r);        /* takes its place back: no allocation */
+        }
+        run = r->run;
+        k = r->head + off;
+        memmove(&run[k + 1], &run[k], (r->n - off) * sizeof *run);
+        run[k] = (struct slot_run){ b, b + 1 };
+        r->n++;
+    }
+    return b;
+}
 
 double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, double low)
 {
@@ -90,10 +145,13 @@ double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, do
         early++;
         low = t;
     }
-    int64_t b0 = (int64_t)(t / w), b = b0, first = -1, lo = (int64_t)(low / w);
+    int64_t b = (int64_t)(t / w), first = -1, lo = (int64_t)(low / w);
+    while (r->n && r->run[r->head].end <= lo) /* no request starts there any more */
+        r->head++, r->n--;
+    if (!r->n)
+        r->head = 0;
     for (unsigned k = 0; k < need; k++, b++) {
-        b = free_slot(r, b);
-        reserve(r, b, lo);
+        b = take_one(r, b);
         if (first < 0)
             first = b;
     }
