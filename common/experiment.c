@@ -39,7 +39,7 @@ static const struct row rows[] = {
            "libandgate-mpi's fused barrier vs three-step vs MPI_Barrier, each job under mpirun (docs/bench.md)" } },
     { B | J, { "--ranks", AG_OPT_STR, O(ranks), 0, 0, NULL, "LIST|RANGE", "--mpi: MPI rank counts (default 2); --threads is per rank" } },
     { B | MJ | J, { "--mpi-node", AG_OPT_STR, O(mpi_node), 0, 0, NULL, "shared[:ranks=K]|rank|both",
-                    "--mpi: node grouping, as ANDGATE_MPI_NODE (default shared: one node barrier per machine); both: shared and rank" } },
+                    "--mpi: node grouping, as ANDGATE_MPI_NODE (default: $ANDGATE_MPI_NODE, else shared: one node barrier per machine); both: shared and rank" } },
     { S | SJ, { "--machine", AG_OPT_STR, O(machine), 0, 0, NULL, "NAME|FILE", "the modeled machine (default kunpeng920; --machines lists them)" } },
     /* how each job measures */
     { B | S | BJ | SJ, { "--pin", AG_OPT_WORD, O(pin), 0, 0, "cores|compact|scatter|none", NULL,

@@ -69,8 +69,8 @@ static void set_value(const char *prog, const struct ag_opt *o, void *dst, const
         return;
     case AG_OPT_NUM:
         errno = 0;
-        d = strtod(v, &end);
-        if (!*v || *end || errno || !isfinite(d) || d < o->lo || d > o->hi)
+        d = strtod(v, &end); /* a decimal number only: strtod also takes blanks before it and hex (0x10) */
+        if (!*v || *end || errno || !isfinite(d) || d < o->lo || d > o->hi || v[strspn(v, "0123456789.eE+-")])
             ag_usage_error(prog, "%s: expected a number in %g..%g, got '%s'", o->name, o->lo, o->hi, v);
         *(double *)field = d;
         return;

@@ -294,7 +294,7 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     unsigned n = o->n;
     if (!n)
         return invalid(res, "at least one participant");
-    if ((uint64_t)(o->episodes + 1ull) * n > (UINT64_C(1) << 27))
+    if ((uint64_t)(o->episodes + 1ull) * n > SIM_MAX_SAMPLES)
         return invalid(res, "episodes x participants exceeds 2^27 (the per-episode samples would not fit)");
     /* splitmix64 of the seed: every seed, 0 included, gives a nonzero xorshift state */
     uint64_t z = o->seed + 0x9E3779B97F4A7C15ull;

@@ -63,6 +63,9 @@ enum sim_sync_op { SY_LOCK_EMPTY, SY_LOCK_QUEUED, SY_UNLOCK, SY_BARRIER, SY_BROA
                    SY_NOPS };
 extern const char *const sim_sync_op_names[SY_NOPS];
 
+/* (episodes + 1) x participants at most: the per-episode samples (arrival, departure, sleep) of a run */
+#define SIM_MAX_SAMPLES (UINT64_C(1) << 27)
+
 struct sim_opts {
     const struct sim_machine *m;
     const char *algo;          /* spec string of a software algorithm (unused when hw is set) */

@@ -4,9 +4,11 @@
 #define _GNU_SOURCE
 #include "machine_json.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int load_topology(struct ld *l)
 {
@@ -319,10 +321,22 @@ int sim_machine_load(const char *name_or_file, struct sim_machine *m, char *err,
                      name_or_file, name_or_file);
         return -1;
     }
+    struct stat st; /* jansson would say "FILE:-1:-1: unable to open" or "'[' or '{' expected" for these */
+    if (stat(m->file, &st)) {
+        snprintf(err, errlen, "--machine %s: %s", m->file, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "--machine %s: a directory; expected a machine file (sim/machines/README.md)", m->file);
+        return -1;
+    }
     json_error_t je;
     json_t *root = json_load_file(m->file, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
-        snprintf(err, errlen, "%s:%d:%d: %s", m->file, je.line, je.column, je.text);
+        if (je.line < 0) /* not read at all (permissions) */
+            snprintf(err, errlen, "--machine %s: %s", m->file, je.text);
+        else
+            snprintf(err, errlen, "%s:%d:%d: %s", m->file, je.line, je.column, je.text);
         return -1;
     }
     struct ld l = { m, root, err, errlen };

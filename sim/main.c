@@ -119,9 +119,17 @@ static void check_pin_wait(const struct ag_exp *o, const struct sim_machine *m)
             ag_usage_error(PROG, "%s", err);
 }
 
-/* One item line of --plan: "KIND OPTIONAL NAME" */
+/* One item line of --plan: "KIND OPTIONAL NAME", once per name (all;hw names the devices twice, as
+ * central;central names central twice: one job each, as bench's baselines) */
 static void item(const char *kind, int optional, const char *name)
 {
+    static const char *seen[256];
+    static unsigned nseen;
+    for (unsigned k = 0; k < nseen; k++)
+        if (!strcmp(seen[k], name))
+            return;
+    if (nseen < sizeof seen / sizeof *seen)
+        seen[nseen++] = name;
     printf("%s %d %s\n", kind, optional, name);
 }
 
@@ -216,11 +224,15 @@ static unsigned plan_counts(const struct ag_exp *o, const struct sim_machine *m,
     char err[600];
     unsigned nc = ag_parse_counts(o->threads, SIM_MAX_THREADS, out, 64, err, sizeof err);
     if (!nc)
-        ag_usage_error(PROG, "--threads '%s': expected a list of at most 64 participant counts like 2,4,8 or 2-8",
-                       o->threads);
-    for (unsigned c = 0; c < nc; c++)
+        ag_usage_error(PROG, "--threads '%s': %s", o->threads, err);
+    for (unsigned c = 0; c < nc; c++) {
         if (out[c] > m->threads)
             check_oversubscribed(o, m, out[c], !o->workload || strcmp(o->algos, "hw-subutai"));
+        if ((o->episodes + 1ull) * out[c] > SIM_MAX_SAMPLES) /* sim_run refuses it: say so before any job */
+            ag_usage_error(PROG, "--episodes %u: at %u participants the simulator keeps at most %llu episodes "
+                           "((episodes + 1) x participants <= 2^27 samples)", o->episodes, out[c],
+                           (unsigned long long)(SIM_MAX_SAMPLES / out[c] - 1));
+    }
     return nc;
 }
 

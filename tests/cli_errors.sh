@@ -27,6 +27,8 @@ refused bench --episodes 4294967296
 refused bench --budget-ms 0
 refused bench --budget-ms 214748365
 refused bench --jitter-us nan
+refused bench --jitter-us 0x10
+refused sim --jitter-us " 1"
 refused bench --jitter-us -1
 refused bench --cdf-threads x
 refused bench --baselines nope
@@ -139,6 +141,12 @@ refused bench --mpi --late fixed
 refused bench --mpi --cdf-threads 2
 refused bench --mpi --method jitter
 refused bench --mpi --ranks 0
+if [ -x "$build/libexec/andgate/bench-mpi" ]; then # a launcher that is not there: before any job
+  ANDGATE_MPIRUN=/nonexistent/mpirun refused bench --mpi --ranks 2 --threads 1
+  grep -q "cannot run the launcher '/nonexistent/mpirun' (ANDGATE_MPIRUN)" "$tmp/err" && pass=$((pass + 1)) ||
+    no "ANDGATE_MPIRUN=/nonexistent/mpirun: $(cat "$tmp/err")"
+  ANDGATE_MPIRUN=mpirun ANDGATE_MPI_NODE=bogus refused bench --mpi --ranks 2 --threads 1
+fi
 refused bench --mpi --ranks 2,x
 refused bench --mpi --threads 300
 refused bench --mpi --mpi-node nodes
@@ -166,6 +174,47 @@ if python3 -m andgate_report "$tmp/fail.json" --validate > "$tmp/v" 2>&1 &&
    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==1 and r[0]['status']=='failed' and r[0]['impl']=='andgate:central' and 'killed' in r[0]['error'], r" "$tmp/fail.json"
 then pass=$((pass + 1)); else no "a failed measurement's document: $(cat "$tmp/v"; head -c 600 "$tmp/fail.json")"; fi
 
+# a worker that dies while writing its record, or right after writing a whole one: the document stays
+# valid JSON and the record says the job failed and why (stand-in workers around the real bench-core)
+mkdir -p "$tmp/half" "$tmp/after"
+for kind in half after; do
+  { echo '#!/usr/bin/env bash'
+    echo "real='$build/libexec/andgate/bench-core'"
+    echo 'case " $* " in *" --impl "*) ;; *) exec "$real" "$@";; esac'
+    if [ "$kind" = half ]; then echo 'out=$("$real" "$@"); printf "%s" "${out:0:$(( ${#out} / 2 ))}"'
+    else echo '"$real" "$@"'; fi
+    echo 'kill -SEGV $$'; } > "$tmp/$kind/bench-core"
+  chmod +x "$tmp/$kind/bench-core"
+  ANDGATE_LIBEXEC=$tmp/$kind timeout 120 "$A" bench --algos central --baselines none --threads 2 --method latency \
+    --budget-ms 20 --quiet --json "$tmp/$kind.json" > /dev/null 2> "$tmp/err"; rc=$?
+  if [ "$rc" = 1 ] && python3 -m andgate_report "$tmp/$kind.json" --validate > "$tmp/v" 2>&1 &&
+     python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==1 and r[0]['status']=='failed' and 'signal 11' in r[0]['error'], r" "$tmp/$kind.json"
+  then pass=$((pass + 1)); else no "a worker killed by SIGSEGV ($kind its record): exit $rc: $(cat "$tmp/v"; head -c 600 "$tmp/$kind.json")"; fi
+done
+
+# a machine file that is not there, or a directory: said so, without a parser's line and column
+refused sim --machine /nonexistent/m.json
+grep -qx "andgate sim: --machine /nonexistent/m.json: No such file or directory" "$tmp/err" && pass=$((pass + 1)) ||
+  no "sim --machine /nonexistent/m.json: $(cat "$tmp/err")"
+refused sim --machine "$tmp"
+grep -q ": a directory; expected a machine file" "$tmp/err" && pass=$((pass + 1)) || no "sim --machine DIR: $(cat "$tmp/err")"
+
+refused sim --machines --json "$tmp/mm.json"
+# sim --episodes beyond what a run keeps at that count: refused before any job, hardware barriers too
+refused sim --algos central --threads 2 --episodes 100000000
+refused sim --machine harp-broadwell --algos hw --threads 2 --episodes 100000000
+grep -q "at 2 participants the simulator keeps at most 67108863 episodes" "$tmp/err" && pass=$((pass + 1)) ||
+  no "sim --episodes 100000000: the message does not give the limit: $(cat "$tmp/err")"
+refused sim --threads 5000
+grep -q "counts must be in 1..4096, got '5000'" "$tmp/err" && pass=$((pass + 1)) ||
+  no "sim --threads 5000: the message does not say the range: $(cat "$tmp/err")"
+# a misspelt Concurrency Kit barrier, where ck is built (a name the build lacks altogether is a warning)
+if "$build/libexec/andgate/bench-core" --list | grep -q "^ck:"; then
+  refused bench --baselines ck:bogus --algos central --threads 2 --method latency --episodes 10
+  grep -q "unknown Concurrency Kit barrier 'ck:bogus' (built here: ck:" "$tmp/err" && pass=$((pass + 1)) ||
+    no "bench --baselines ck:bogus: $(cat "$tmp/err")"
+fi
+
 # sim's table gives a failed job's reason as its record does (here a worker killed at --timeout)
 timeout 60 "$A" sim --machine knl7210 --algos central --threads 256 --episodes 500000 --timeout 0.01 \
   --json "$tmp/killed.json" 2> "$tmp/err"; rc=$?
@@ -179,6 +228,25 @@ why=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results']
 if [ "$rc" = 0 ] && [ ! -e "$tmp/-" ] && python3 -m andgate_report "$tmp/doc.json" --validate > "$tmp/v" 2>&1 &&
    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert len(r)==12, len(r)" "$tmp/doc.json"
 then pass=$((pass + 1)); else no "--json - with --algos all,auto: exit $rc: $(cat "$tmp/v" | head -3; tail -2 "$tmp/err")"; fi
+
+# an item named twice (here also through all) is one measurement, in bench as in sim
+timeout 60 "$A" sim --algos "central;central;all" --threads 2 --episodes 5 --quiet --json "$tmp/dup.json" 2> "$tmp/err"
+timeout 60 "$A" bench --algos central,central --baselines pthread,pthread --threads 2 --method latency \
+  --episodes 10 --quiet --json "$tmp/dupb.json" > /dev/null 2>> "$tmp/err"
+python3 -c "
+import json, sys
+for f in sys.argv[1:]:
+    names = [r['impl'] for r in json.load(open(f))['results']]
+    assert len(names) == len(set(names)), names
+    assert any(n.startswith('andgate:central') for n in names), names" "$tmp/dup.json" "$tmp/dupb.json" &&
+  pass=$((pass + 1)) || no "an item named twice ran twice: $(cat "$tmp/err")"
+
+# the recorded command reads back in a shell as the words it was given
+python3 -c "
+import json, shlex, sys
+cmd = json.load(open(sys.argv[1]))['command']
+assert shlex.split(cmd)[:4] == ['andgate', 'sim', '--algos', 'central;central;all'], cmd" "$tmp/dup.json" &&
+  pass=$((pass + 1)) || no "the recorded command does not quote --algos 'central;central;all'"
 
 # file names that begin with '-' reach the report tool as names (a lone - is stdout for --json only)
 (cd "$tmp" && timeout 60 "$A" sim --algos central --threads 2 --episodes 5 --quiet --json -d.json --csv -d.csv \
@@ -223,6 +291,17 @@ timeout -s TERM 1 "$A" sim --machine knl7210 --algos central --threads 256 --epi
 [ "$rc" = 124 ] && [ -s "$tmp/s.json" ] && cmp -s "$tmp/s.json" "$tmp/prev.json" &&
   ! ls "$tmp"/prev.json?* > /dev/null 2>&1 && pass=$((pass + 1)) ||
   no "an interrupted sim --json prev.json: exit $rc, $(ls -l "$tmp"/prev.json*)"
+# and its worker ends with it (SIGTERM to the front end alone, as a batch system sends it)
+seed=$((900000 + RANDOM))
+"$A" sim --machine knl7210 --algos central --threads 256 --episodes 500000 --quiet --seed "$seed" \
+  --json "$tmp/prev.json" > /dev/null 2>&1 &
+pid=$!
+sleep 1; kill -TERM "$pid"; wait "$pid" # (timeout(1) would signal the whole process group, the worker too)
+for _ in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "andgate-sim .*--seed $seed( |\$)" > /dev/null || break; sleep 0.5; done
+if pgrep -f "andgate-sim .*--seed $seed( |\$)" > /dev/null; then
+  no "a front end ended by SIGTERM left its worker running: $(pgrep -af "andgate-sim .*--seed $seed")"
+  pkill -f "andgate-sim .*--seed $seed( |\$)"
+else pass=$((pass + 1)); fi
 
 # without --json or --report the document is a temporary file, removed after the summary
 "$A" bench --algos central --baselines none --threads 2 --method latency --episodes 10 > /dev/null 2> "$tmp/err" &

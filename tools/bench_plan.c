@@ -2,9 +2,11 @@
 #define _GNU_SOURCE
 #include "bench_plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "child.h"
 #include "counts.h"
@@ -52,6 +54,16 @@ static const struct bench_worker *host_of(const struct bench_plan *p, const char
 }
 
 /* andgate specs: every fixed algorithm with its defaults for "all" (also inside a list), "auto", or specs */
+/* spec into the plan once (all,central names central twice: one measurement, as for the baselines) */
+static void add_spec(struct bench_plan *p, char *spec)
+{
+    for (unsigned k = 0; k < p->nspecs; k++)
+        if (!strcmp(p->specs[k], spec))
+            return;
+    if (p->nspecs < AG_PLAN_MAX)
+        p->specs[p->nspecs++] = spec;
+}
+
 static void pick_specs(struct bench_plan *p, const char *algos)
 {
     if (!strcmp(algos, "none"))
@@ -69,15 +81,14 @@ static void pick_specs(struct bench_plan *p, const char *algos)
         struct ag_spec sp;
         char msg[512];
         if (!strcmp(items[i], "all")) {
-            for (unsigned a = 0; a < ag_algo_table.n && p->nspecs < AG_PLAN_MAX; a++)
+            for (unsigned a = 0; a < ag_algo_table.n; a++)
                 if (ag_algo_fixed(a))
-                    p->specs[p->nspecs++] = (char *)ag_algo_table.get(a)->name;
+                    add_spec(p, (char *)ag_algo_table.get(a)->name);
             continue;
         }
         if (strcmp(items[i], "auto") && ag_spec_parse(&ag_algo_table, items[i], &sp, msg, sizeof msg))
             ag_usage_error(PROG, "--algos: %s", msg);
-        if (p->nspecs < AG_PLAN_MAX)
-            p->specs[p->nspecs++] = items[i];
+        add_spec(p, items[i]);
     }
 }
 
@@ -98,6 +109,21 @@ static int asked(const char *list, const char *name)
         if (!strcmp(t, name) || (!strcmp(t, "ck") && !strncmp(name, "ck:", 3)))
             return 1;
     return 0;
+}
+
+/* ck:NAME that the built Concurrency Kit worker does not list: a misspelt algorithm, a bad command line
+ * (no ck:* at all: the library is not built here, a warning as for the others) */
+static void check_ck_name(const struct bench_plan *p, const char *name)
+{
+    char have[512] = "";
+    size_t len = 0;
+    for (unsigned i = 0; i < p->nworkers; i++)
+        for (unsigned k = 0; k < p->workers[i].n; k++)
+            if (!strncmp(p->workers[i].names[k], "ck:", 3) && len < sizeof have)
+                len += (size_t)snprintf(have + len, sizeof have - len, "%s%s", len ? ", " : "",
+                                        p->workers[i].names[k]);
+    if (len)
+        ag_usage_error(PROG, "--baselines: unknown Concurrency Kit barrier '%s' (built here: %s)", name, have);
 }
 
 static void pick_baselines(struct bench_plan *p, const char *list, const struct bench_worker **where)
@@ -125,6 +151,8 @@ static void pick_baselines(struct bench_plan *p, const char *list, const struct 
         int found = 0;
         for (unsigned i = 0; i < p->nbase; i++)
             found |= !strcmp(t, p->base[i]) || (!strcmp(t, "ck") && !strncmp(p->base[i], "ck:", 3));
+        if (!found && !strncmp(t, "ck:", 3))
+            check_ck_name(p, t);
         if (!found) /* a known name whose worker or library this build lacks */
             fprintf(stderr, PROG ": warning: baseline '%s' is not built here; skipped\n", t);
     }
@@ -181,6 +209,20 @@ void bench_plan_make(struct bench_plan *p, const struct ag_exp *o, const char *c
 #define AG_MPI_LAUNCHER ""
 #endif
 
+/* name is a program execvpe would run: a path that is executable, or a bare name found in $PATH */
+static int runnable(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    char dirs[4096], file[PATH_MAX];
+    snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
+    for (char *save, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save))
+        if (snprintf(file, sizeof file, "%s/%s", d, name) < (int)sizeof file && access(file, X_OK) == 0)
+            return 1;
+    return 0;
+}
+
 /* the launcher: $ANDGATE_MPIRUN if set, else what CMake found (with Open MPI's flags) */
 static void mpi_launcher(struct bench_plan *p)
 {
@@ -192,6 +234,9 @@ static void mpi_launcher(struct bench_plan *p)
     p->launcher[n] = NULL;
     if (!n)
         ag_usage_error(PROG, "--mpi: ANDGATE_MPIRUN is empty (expected the launcher, e.g. 'mpirun --oversubscribe')");
+    if (!runnable(p->launcher[0])) /* else every job would fail the same way (exit status 127) */
+        ag_usage_error(PROG, "--mpi: cannot run the launcher '%s'%s: not found or not executable", p->launcher[0],
+                       env && *env ? " (ANDGATE_MPIRUN)" : "");
 }
 
 /* --mpi-node (and $ANDGATE_MPI): checked by the MPI worker, which hands them to libandgate-mpi's one
@@ -237,7 +282,8 @@ void bench_plan_make_mpi(struct bench_plan *p, const struct ag_exp *o, const cha
     if (ag_libexec("bench-mpi", p->mpi_worker, sizeof p->mpi_worker))
         ag_usage_error(PROG, "--mpi: the bench-mpi worker is missing: build with make (CMake must find MPI)");
     mpi_launcher(p);
-    const char *nodes[2] = { o->mpi_node ? o->mpi_node : "shared", NULL };
+    const char *env_node = getenv("ANDGATE_MPI_NODE"); /* the library's variable: the default grouping */
+    const char *nodes[2] = { o->mpi_node ? o->mpi_node : env_node && *env_node ? env_node : "shared", NULL };
     if (!strcmp(nodes[0], "both"))
         nodes[0] = "shared", nodes[1] = "rank";
     unsigned nn = nodes[1] ? 2 : 1;

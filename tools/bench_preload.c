@@ -279,9 +279,7 @@ static const struct ag_opt options[] = {
 
 static void parse_opts(struct pre *p, int argc, char **argv)
 {
-    size_t l = (size_t)snprintf(p->cmdline, sizeof p->cmdline, "andgate");
-    for (int i = 0; i < argc && l < sizeof p->cmdline; i++)
-        l += (size_t)snprintf(p->cmdline + l, sizeof p->cmdline - l, " %s", argv[i]);
+    front_command_line("andgate bench", argc, argv, p->cmdline, sizeof p->cmdline); /* argv[0]: "bench" */
     if (ag_opts_parse("andgate bench --preload", options, p, argc, argv, 1)) {
         printf("usage: andgate bench --preload apps|'COMMAND' [OPTIONS]\n");
         ag_opts_usage(stdout, options);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,8 +138,13 @@ int ag_child_run(char *const argv[], char *const envp[], double limit_s, struct 
     if (pipe2(pe, O_CLOEXEC))
         return close(po[0]), close(po[1]), snprintf(c->error, sizeof c->error, "pipe: %s", strerror(errno)), -1;
     double t0 = ag_now_s();
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        /* the child ends with this process: a front end stopped by kill (SIGTERM from a scheduler, not
+         * a terminal's Ctrl-C to the whole group) leaves no worker running on (mpirun ends its ranks) */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) /* it ended before the line above */
+            _exit(127);
         dup2(po[1], 1), dup2(pe[1], 2);
         execvpe(argv[0], argv, envp); /* a bare name (ANDGATE_MPIRUN="mpirun ...") is looked up in PATH */
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));

@@ -46,11 +46,12 @@ struct sim_plan {
  * strings point into it). A refusal is the worker's one line, exit 2. */
 static void ask_worker(const struct ag_exp *o, struct sim_plan *p, struct ag_child *c)
 {
-    char alpha[32];
+    char alpha[32], episodes[16];
     snprintf(alpha, sizeof alpha, "%.17g", o->alpha);
-    char *av[22] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
-                     (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait };
-    unsigned n = 12;
+    snprintf(episodes, sizeof episodes, "%u", o->episodes);
+    char *av[26] = { p->worker, "--plan", "--machine", (char *)o->machine, "--algos", (char *)o->algos, "--threads",
+                     (char *)o->threads, "--pin", (char *)o->pin, "--wait", (char *)o->wait, "--episodes", episodes };
+    unsigned n = 14;
     if (o->workload) /* the workload's checks: its primitives, counts and method, waits that do not apply */
         av[n++] = "--workload", av[n++] = (char *)o->workload, av[n++] = "--method", av[n++] = (char *)o->method;
     if (o->alpha >= 0)
@@ -190,6 +191,8 @@ int cmd_sim(int argc, char **argv)
     static struct sim_plan p;
     struct ag_child c = { 0 };
     if (o.machines) {
+        if (argc != 2) /* argv[0] is "sim": anything else would be ignored */
+            ag_usage_error(PROG, "--machines lists the modeled machines and takes no other option");
         if (ag_libexec("andgate-sim", p.worker, sizeof p.worker))
             ag_usage_error(PROG, "cannot find andgate-sim (build it with make)");
         return passthrough(p.worker, (char *[]){ p.worker, "--machines", NULL });

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "child.h"
 #include "opts.h"
 #include "paths.h"
@@ -33,20 +35,46 @@ static void failed_record(FILE *res, const struct front_run *r, const struct ag_
     ag_record_end(res, &rec);
 }
 
+/* The worker's record, the first line of its stdout, when the document may take it: one JSON object,
+ * from a worker that ended cleanly or that says itself why it failed ("status":"failed"). Else NULL, and
+ * why: no record, a record cut short (the worker died while writing it), or a record saying "ok" from a
+ * worker that then died or ran past its time limit (the measurement did not end as one should). */
+static const char *worker_record(struct ag_child *c, int rc, char *why, size_t len)
+{
+    const char *died = c->error[0] ? c->error : "the worker printed no record";
+    if (!c->out || c->out[0] != '{') {
+        snprintf(why, len, "%s", died);
+        return NULL;
+    }
+    c->out[strcspn(c->out, "\n")] = '\0';
+    json_error_t e;
+    json_t *rec = json_loads(c->out, 0, &e);
+    const char *status = json_string_value(json_object_get(rec, "status"));
+    int says_failed = status && !strcmp(status, "failed"), object = json_is_object(rec);
+    json_decref(rec);
+    if (!object)
+        snprintf(why, len, "%s; its record is not one JSON object (%s)", died, e.text[0] ? e.text : "not an object");
+    else if (rc && !says_failed)
+        snprintf(why, len, "%s, after printing its record (not kept)", died);
+    else
+        return c->out;
+    return NULL;
+}
+
 /* One job in its worker: its record (or a failed one) appended to res. 1 when it failed, -1 when an
  * optional job was left out (nothing written). */
 static int run_job(const struct front_run *r, const struct ag_job *j, FILE *res, int first, struct ag_child *c)
 {
-    char *av[64], buf[1024];
+    char *av[64], buf[1024], why[640];
     ag_exp_job_argv(r->o, r->cmd, j, av, buf, sizeof buf);
     int rc = ag_child_run(av, environ, r->limit_s, c);
     if (rc && j->optional && !strncmp(c->error, "exit status 3", 13) && strchr(":", c->error[13]))
         return -1;
     fputs(first ? "" : ",\n", res);
-    if (!c->out || c->out[0] != '{') {
-        char why[400], *rec = NULL;
+    const char *out = worker_record(c, rc, why, sizeof why);
+    if (!out) {
+        char *rec = NULL;
         size_t len = 0;
-        snprintf(why, sizeof why, "%s", c->error[0] ? c->error : "the worker printed no record");
         FILE *m = open_memstream(&rec, &len);
         if (!m)
             ag_usage_error(r->prog, "out of memory");
@@ -58,11 +86,10 @@ static int run_job(const struct front_run *r, const struct ag_job *j, FILE *res,
         free(rec);
         return 1;
     }
-    c->out[strcspn(c->out, "\n")] = '\0';
-    fputs(c->out, res);
+    fputs(out, res);
     if (r->done)
-        r->done(r->ctx, j, c->out);
-    return rc != 0 || strstr(c->out, "\"status\":\"failed\"") != NULL;
+        r->done(r->ctx, j, out);
+    return rc != 0 || strstr(out, "\"status\":\"failed\"") != NULL;
 }
 
 unsigned front_run_jobs(const struct front_run *r, char **records)
@@ -132,11 +159,24 @@ void front_document_commit(const char *prog, struct ag_outfile *doc)
         ag_usage_error(prog, "cannot write %s: %s", doc->path, strerror(errno));
 }
 
+/* argv[i] as a shell reads it back: as it is when nothing in it is special, else in single quotes (a
+ * quote inside as '\'') */
+static size_t shell_word(char *out, size_t len, const char *w)
+{
+    static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+    if (*w && !w[strspn(w, plain)])
+        return (size_t)snprintf(out, len, " %s", w);
+    size_t l = (size_t)snprintf(out, len, " '");
+    for (; *w && l < len; w++)
+        l += (size_t)snprintf(out + l, len - l, *w == '\'' ? "'\\''" : "%c", *w);
+    return l < len ? l + (size_t)snprintf(out + l, len - l, "'") : l;
+}
+
 void front_command_line(const char *prog, int argc, char **argv, char *out, size_t len)
 {
     size_t l = (size_t)snprintf(out, len, "%s", prog);
     for (int i = 1; i < argc && l < len; i++)
-        l += (size_t)snprintf(out + l, len - l, " %s", argv[i]);
+        l += shell_word(out + l, len - l, argv[i]);
 }
 
 static void copy_to_stdout(const char *path)

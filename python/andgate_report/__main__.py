@@ -28,13 +28,13 @@ def _load_valid(path, errors_to_stdout):
         print(f"{path}: {err}", file=sys.stderr)
         return None
     errors = validate(doc)
-    if errors:
+    if errors and errors_to_stdout:  # --validate: every error, one a line, on stdout
         for msg in errors:
-            print(msg, file=sys.stdout if errors_to_stdout else sys.stderr)
-        if not errors_to_stdout:
-            print(f"{path}: not a valid andgate result ({len(errors)} errors)", file=sys.stderr)
-        return None
-    return doc
+            print(msg)
+    elif errors:                     # a refusal: one line, the first error and how many follow
+        more = f" (and {len(errors) - 1} more: --validate lists them)" if len(errors) > 1 else ""
+        print(f"{path}: not a valid andgate result: {errors[0]}{more}", file=sys.stderr)
+    return None if errors else doc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -62,12 +62,23 @@ def _write_csv(doc, path):
         write_csv(doc, f)
 
 
+def _thread_count(text):
+    """--cdf-threads: a thread count, 1..4096 as the commands take them (0: the default)"""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 4096:
+        raise argparse.ArgumentTypeError(f"expected a thread count in 0..4096, got '{text}'")
+    return n
+
+
 def _parser():
     ap = _Parser(prog="python3 -m andgate_report",
                  description="Render an andgate bench/sim/bench --preload result JSON.")
     ap.add_argument("result", help="result JSON written by andgate bench (also --preload) or andgate sim")
     ap.add_argument("--out", metavar="DIR", help="write index.html and PNG plots into DIR")
-    ap.add_argument("--cdf-threads", type=int, metavar="N",
+    ap.add_argument("--cdf-threads", type=_thread_count, metavar="N",
                     help="thread count of the latency CDF plot (default: the largest thread count "
                          "<= cpus_usable that has samples)")
     ap.add_argument("--summary", action="store_true", help="print the best andgate vs best baseline "

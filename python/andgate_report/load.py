@@ -15,10 +15,15 @@ METHODS = ("latency", "epcc", "jitter")   # display order
 KINDS = ("andgate", "baseline", "hw")
 
 
+def _not_json(name):
+    raise ValueError(f"{name} is not JSON (Python's json module would take it; the result writers never write it)")
+
+
 def load(path):
-    """The parsed JSON document at path (json.JSONDecodeError / OSError propagate)."""
+    """The parsed JSON document at path (json.JSONDecodeError / ValueError / OSError propagate): strict
+    JSON, so NaN, Infinity and -Infinity, which Python's json module accepts, are refused."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        return json.load(f, parse_constant=_not_json)
 
 
 @lru_cache(maxsize=1)

@@ -84,7 +84,7 @@ def test_missing_required_field_is_named(doc, tmp_path, capsys):
     assert "$.results[3].median_ns" in out and "valid" != out.strip()
 
 
-def test_wrong_type_is_named(doc, tmp_path):
+def test_wrong_type_is_named(doc, tmp_path, capsys):
     bad = copy.deepcopy(doc)
     bad["results"][0]["threads"] = "two"
     bad["results"][5]["kind"] = "vendor"
@@ -93,9 +93,26 @@ def test_wrong_type_is_named(doc, tmp_path):
     assert any(e.startswith("$.results[5].kind:") for e in errors)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
-    # rendering refuses an invalid document
+    # rendering refuses an invalid document, in one line: the first error and how many more
+    capsys.readouterr()
     assert main([str(path), "--out", str(tmp_path / "r")]) == 1
     assert not (tmp_path / "r" / "index.html").exists()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a valid andgate result: $.results[" in err, err
+    assert f"(and {len(errors) - 1} more: --validate lists them)" in err, err
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_numbers_are_refused(doc, tmp_path, capsys, literal):
+    """Python's json module reads NaN and Infinity; they are not JSON, and no writer of ours makes them"""
+    text = json.dumps(doc).replace('"median_ns": ' + json.dumps(doc["results"][0]["median_ns"]),
+                                   '"median_ns": ' + literal, 1)
+    assert literal in text
+    path = tmp_path / "nan.json"
+    path.write_text(text)
+    assert main([str(path), "--validate"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{literal} is not JSON" in err, err
 
 
 # ---- report ---------------------------------------------------------------------------------------
@@ -162,6 +179,11 @@ def test_cdf_threads(doc, tmp_path, capsys):
     assert main([str(FIXTURE), "--out", str(tmp_path), "--cdf-threads", "3"]) == 0
     assert "no latency samples at 3 threads" in capsys.readouterr().err
     assert "at 2 threads" in (tmp_path / "index.html").read_text(encoding="utf-8")
+    for bad in ("-3", "x", "5000"):   # a bad count is a bad command line: one line, exit 2
+        with pytest.raises(SystemExit) as ex:
+            main([str(FIXTURE), "--cdf-threads", bad])
+        assert ex.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1
 
 
 def test_jitter_single_thread_count_is_a_bar_chart(doc, tmp_path):

@@ -114,9 +114,9 @@ bad() { # the arguments must be refused with exit 2 and a message containing $1
 }
 bad "--schedule: expected one of fixed|random, got 'sometimes'" --schedule sometimes
 bad "kunpeng920 has 64 hardware threads" --machine kunpeng920 --threads 65
-bad "expected a list of at most 64 participant counts" --threads 2,x
+bad "expected a list like 1,2,4 or a range like 1-8, got '2,x'" --threads 2,x
 bad "--threads: expected LIST|RANGE, got an empty value" --threads ''
-bad "expected a list of at most 64 participant counts" --threads 2,
+bad "--threads '2,': a trailing comma in '2,'" --threads 2,
 bad "--algos: an empty item in ';;'" --algos ';;'
 bad "--pin: expected one of cores|compact|scatter|none" --pin diagonal --algos hw
 bad "--pin none: the simulator places every participant" --pin none
