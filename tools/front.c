@@ -36,10 +36,11 @@ static void failed_record(FILE *res, const struct front_run *r, const struct ag_
 }
 
 /* The worker's record, the first line of its stdout, when the document may take it: one JSON object,
- * from a worker that ended cleanly or that says itself why it failed ("status":"failed"). Else NULL, and
- * why: no record, a record cut short (the worker died while writing it), or a record saying "ok" from a
- * worker that then died or ran past its time limit (the measurement did not end as one should). */
-static const char *worker_record(struct ag_child *c, int rc, char *why, size_t len)
+ * from a worker that ended cleanly or that says itself why it failed ("status":"failed", *failed set).
+ * Else NULL, and why: no record, a record cut short (the worker died while writing it), or a record
+ * saying "ok" from a worker that then died or ran past its time limit (the measurement did not end as
+ * one should). */
+static const char *worker_record(struct ag_child *c, int rc, int *failed, char *why, size_t len)
 {
     const char *died = c->error[0] ? c->error : "the worker printed no record";
     if (!c->out || c->out[0] != '{') {
@@ -50,11 +51,12 @@ static const char *worker_record(struct ag_child *c, int rc, char *why, size_t l
     json_error_t e;
     json_t *rec = json_loads(c->out, 0, &e);
     const char *status = json_string_value(json_object_get(rec, "status"));
-    int says_failed = status && !strcmp(status, "failed"), object = json_is_object(rec);
+    int object = json_is_object(rec);
+    *failed = status && !strcmp(status, "failed");
     json_decref(rec);
     if (!object)
-        snprintf(why, len, "%s; its record is not one JSON object (%s)", died, e.text[0] ? e.text : "not an object");
-    else if (rc && !says_failed)
+        snprintf(why, len, "%s; its record is not one JSON object (%s)", died, rec ? "another value" : e.text);
+    else if (rc && !*failed)
         snprintf(why, len, "%s, after printing its record (not kept)", died);
     else
         return c->out;
@@ -66,12 +68,13 @@ static const char *worker_record(struct ag_child *c, int rc, char *why, size_t l
 static int run_job(const struct front_run *r, const struct ag_job *j, FILE *res, int first, struct ag_child *c)
 {
     char *av[64], buf[1024], why[640];
+    int failed = 0;
     ag_exp_job_argv(r->o, r->cmd, j, av, buf, sizeof buf);
     int rc = ag_child_run(av, environ, r->limit_s, c);
     if (rc && j->optional && !strncmp(c->error, "exit status 3", 13) && strchr(":", c->error[13]))
         return -1;
     fputs(first ? "" : ",\n", res);
-    const char *out = worker_record(c, rc, why, sizeof why);
+    const char *out = worker_record(c, rc, &failed, why, sizeof why);
     if (!out) {
         char *rec = NULL;
         size_t len = 0;
@@ -89,7 +92,7 @@ static int run_job(const struct front_run *r, const struct ag_job *j, FILE *res,
     fputs(out, res);
     if (r->done)
         r->done(r->ctx, j, out);
-    return rc != 0 || strstr(out, "\"status\":\"failed\"") != NULL;
+    return rc != 0 || failed;
 }
 
 unsigned front_run_jobs(const struct front_run *r, char **records)
