@@ -23,7 +23,7 @@ struct slot_run {
     int64_t start, end;
 };
 #define SLOT_RUNS_INLINE 2
-struct slot_ring {
+struct slot_res {
     struct slot_run *run;
     unsigned head, n, cap;
     struct slot_run inl[SLOT_RUNS_INLINE];
@@ -98,8 +98,8 @@ struct sim {
     struct part *part;
     struct line *lines;
     uint32_t nlines;
-    struct slot_ring *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
-    struct slot_ring *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
+    struct slot_res *dirs;  /* [m->ndir]: each directory slice's request slots (directory.c) */
+    struct slot_res *ports; /* per link class of m->link, per unit: its out and in ports (links.c) */
     int *on_hw;              /* [m->threads]: the participant on each hardware thread, -1 (smt.c) */
     uint64_t *slots;
     struct coro main;
@@ -152,14 +152,15 @@ int sim_charge_rmw(struct sim *s, uint32_t i, const uint64_t *cmp, uint64_t *see
  * and returns when the first one starts. low: a time no request placed from now on starts before (the
  * caller's sim_low_water; low <= t). Every reservation at or after low is kept, however many
  * (tests/sim/test_slots.c); free releases what the runs outgrew the record with. */
-void sim_slots_init(struct slot_ring *r);
-void sim_slots_free(struct slot_ring *r);
+void sim_slots_init(struct slot_res *r);
+void sim_slots_free(struct slot_res *r);
 /* n resources, each initialized, in one cache-aligned array (NULL: no memory); and their release */
-struct slot_ring *sim_slots_array(unsigned n);
-void sim_slots_array_free(struct slot_ring *r, unsigned n);
-double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, double low);
-/* How many requests so far came with a low-water time after their own (none while sim_low_water is a
- * bound; test_sim checks it over random schedules) */
+struct slot_res *sim_slots_array(unsigned n);
+void sim_slots_array_free(struct slot_res *r, unsigned n);
+double sim_slots_take(struct slot_res *r, double t, double w, unsigned need, double low);
+/* How many requests so far may have missed a reservation: they came with a low-water time after their
+ * own, or a reservation was dropped for want of memory (none while sim_low_water is a bound and memory
+ * lasts; test_sim checks it over random schedules) */
 unsigned long sim_slots_early(void);
 
 /* directory.c: a miss queues at its line's directory slice; returns when the slice takes it. Init and

@@ -35,7 +35,7 @@ void sim_links_free(struct sim *s)
 double sim_link_take(struct sim *s, unsigned from, unsigned to, double t)
 {
     const struct sim_machine *m = s->m;
-    struct slot_ring *port = s->ports;
+    struct slot_res *port = s->ports;
     const double low = sim_low_water(s);
     for (unsigned c = 0; c < m->nlinks; port += 2 * m->link[c].nunits, c++) {
         const struct sim_link *k = &m->link[c];

@@ -18,7 +18,7 @@
  * The kept reservations are runs of taken slots, sorted, disjoint and never adjacent (two that touch are
  * merged), in r->run[head, head + n). A resource sees its requests in bursts (one flag's readers, one
  * round's transfers), so a burst is one run however long it is, and most resources hold a run or two:
- * they fit in the ring's own record (inl), one cache line in an array of them. Until the twenty-seventh
+ * they fit in the resource's own record (inl), one cache line in an array of them. Until the twenty-seventh
  * part (2026-12-02) the slots were entries of a table indexed by slot id (16 bytes each, a table of
  * thousands per directory slice): every request of a 1024-participant run then missed the host's caches
  * on an entry of its own, a fifth of the simulator's time. Runs hold the same set of slots, so every
@@ -29,27 +29,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sim_slots_init(struct slot_ring *r)
+void sim_slots_init(struct slot_res *r)
 {
-    *r = (struct slot_ring){ .run = r->inl, .cap = SLOT_RUNS_INLINE };
+    *r = (struct slot_res){ .run = r->inl, .cap = SLOT_RUNS_INLINE };
 }
 
-void sim_slots_free(struct slot_ring *r)
+void sim_slots_free(struct slot_res *r)
 {
     if (r->run != r->inl)
         free(r->run);
-    *r = (struct slot_ring){ .run = r->inl, .cap = SLOT_RUNS_INLINE };
+    *r = (struct slot_res){ .run = r->inl, .cap = SLOT_RUNS_INLINE };
 }
 
-struct slot_ring *sim_slots_array(unsigned n)
+struct slot_res *sim_slots_array(unsigned n)
 {
-    struct slot_ring *r = aligned_alloc(_Alignof(struct slot_ring), (n ? n : 1) * sizeof *r);
+    struct slot_res *r = aligned_alloc(_Alignof(struct slot_res), (n ? n : 1) * sizeof *r);
     for (unsigned k = 0; r && k < n; k++)
         sim_slots_init(&r[k]);
     return r;
 }
 
-void sim_slots_array_free(struct slot_ring *r, unsigned n)
+void sim_slots_array_free(struct slot_res *r, unsigned n)
 {
     for (unsigned k = 0; r && k < n; k++)
         sim_slots_free(&r[k]);
@@ -58,7 +58,7 @@ void sim_slots_array_free(struct slot_ring *r, unsigned n)
 
 /* Room for one more run at the end: the dropped runs' room is taken back first, then the array doubles
  * (out of memory: the earliest run is dropped, an approximation the run then counts as an early one) */
-static int room(struct slot_ring *r)
+static int room(struct slot_res *r)
 {
     if (r->head + r->n < r->cap)
         return 0;
@@ -84,7 +84,7 @@ unsigned long sim_slots_early(void) { return early; }
 
 /* The first run (index into r->run) that ends after slot b, head + n if none: the last run first, where
  * a request in time order lands, then a binary search */
-static unsigned after(const struct slot_ring *r, int64_t b)
+static unsigned after(const struct slot_res *r, int64_t b)
 {
     unsigned lo = r->head, hi = r->head + r->n;
     if (!r->n || r->run[hi - 1].end <= b)
@@ -100,7 +100,7 @@ static unsigned after(const struct slot_ring *r, int64_t b)
 }
 
 /* Take the first free slot from b on; returns it */
-static int64_t take_one(struct slot_ring *r, int64_t b)
+static int64_t take_one(struct slot_res *r, int64_t b)
 {
     unsigned k = after(r, b), end = r->head + r->n;
     struct slot_run *run = r->run;
@@ -139,7 +139,7 @@ static int64_t take_one(struct slot_ring *r, int64_t b)
     return b;
 }
 
-double sim_slots_take(struct slot_ring *r, double t, double w, unsigned need, double low)
+double sim_slots_take(struct slot_res *r, double t, double w, unsigned need, double low)
 {
     if (low > t) { /* sim_low_water was no bound: keep what this request may find, and count it */
         early++;

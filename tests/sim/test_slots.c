@@ -2,9 +2,9 @@
  * places every request where a resource that remembered every reservation would, though it forgets
  * those before the low-water time. Random streams of requests (start times at or after a low-water time
  * that moves forward, bursts of several slots, several slot widths, far out of time order so that runs
- * of taken slots split, fill and merge) go to a ring and to a plain reference (a table of every slot
- * ever taken); every returned start must be the reference's. The ring before the twenty-second part
- * (2026-12-01), which dropped reservations in the past of the request being placed, fails this (a
+ * of taken slots split, fill and merge) go to a resource and to a plain reference (a table of every slot
+ * ever taken); every returned start must be the reference's. The slot table before the twenty-second
+ * part (2026-12-01), which dropped reservations in the past of the request being placed, fails this (a
  * request placed later for an earlier time missed them). */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +41,7 @@ static double ref_take(unsigned char *taken, double t, double w, unsigned need)
  * ns past it (how far out of time order they come), bursts of 1..maxneed slots */
 static void stream(double w, double ahead, unsigned maxneed, unsigned nreq)
 {
-    struct slot_ring r;
+    struct slot_res r;
     sim_slots_init(&r);
     unsigned char *taken = calloc(SPAN + 64 * maxneed * (size_t)nreq, 1);
     double low = 0;
@@ -71,7 +71,7 @@ int main(void)
     stream(1.0, 3000.0, 8, 10000); /* far out of order, long bursts */
     CHECK(sim_slots_early() == early0, "requests at or after their low-water time were counted early\n");
     /* a low-water time after the request (a broken bound) is counted, and the request still placed */
-    struct slot_ring r;
+    struct slot_res r;
     sim_slots_init(&r);
     double a = sim_slots_take(&r, 10.0, 1.0, 1, 5.0), b = sim_slots_take(&r, 10.0, 1.0, 1, 50.0);
     CHECK(a == 10.0 && b == 11.0, "two requests at 10 ns: %.1f and %.1f, expected 10 and 11\n", a, b);
