@@ -102,6 +102,33 @@ def test_wrong_type_is_named(doc, tmp_path, capsys):
     assert f"(and {len(errors) - 1} more: --validate lists them)" in err, err
 
 
+def test_negative_latency_is_refused_negative_epcc_is_not(doc, tmp_path, capsys):
+    """A latency or jitter time is last departure minus last arrival (>= 0); an EPCC overhead is the
+    difference of two timings, which noise can make negative"""
+    r = doc["results"]
+    lat = next(i for i, x in enumerate(r) if x["method"] == "latency" and x.get("status") == "ok")
+    jit = next(i for i, x in enumerate(r) if x["method"] == "jitter" and x.get("status") == "ok")
+    epcc = next(i for i, x in enumerate(r) if x["method"] == "epcc" and x.get("status") == "ok")
+    bad = copy.deepcopy(doc)
+    bad["results"][lat]["median_ns"] = -3.5
+    bad["results"][lat]["samples_ns"][0] = -1.0
+    bad["results"][jit]["min_ns"] = -0.5
+    errors = validate(bad)
+    assert any(e.startswith(f"$.results[{lat}].median_ns:") for e in errors), errors
+    assert any(e.startswith(f"$.results[{lat}].samples_ns[0]:") for e in errors), errors
+    assert any(e.startswith(f"$.results[{jit}].min_ns:") for e in errors), errors
+    assert len(errors) == 3, errors
+    path = tmp_path / "neg.json"
+    path.write_text(json.dumps(bad))
+    assert main([str(path), "--validate"]) == 1
+    assert f"$.results[{lat}].median_ns" in capsys.readouterr().out
+
+    ok = copy.deepcopy(doc)
+    for k in ("median_ns", "min_ns", "p99_ns"):
+        ok["results"][epcc][k] = -2.0
+    assert validate(ok) == []
+
+
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_non_json_numbers_are_refused(doc, tmp_path, capsys, literal):
     """Python's json module reads NaN and Infinity; they are not JSON, and no writer of ours makes them"""
