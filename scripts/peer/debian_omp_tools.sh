@@ -1,0 +1,106 @@
+#!/bin/bash
+# debian_omp_tools.sh — seven OpenMP programs as Debian ships them (gcc/libgomp, unmodified binaries),
+# each run with and without libandgate-preload.so by `andgate bench --preload` (docs/results.md,
+# twenty-ninth part): IQ-TREE 2 (a maximum-likelihood tree search), CDO (conservative regridding),
+# G'MIC (an image filter chain), R's data.table (read, group, order), MMseqs2 (a protein search: a
+# workflow of processes), Clustal Omega and MUSCLE 5 (multiple alignment). The inputs are made here,
+# from fixed seeds; every command's stdout (a result or a checksum of its output file) is compared.
+#   apt-get install iqtree cdo gmic r-cran-data.table mmseqs2 clustalo muscle
+#   scripts/peer/debian_omp_tools.sh [WORKDIR [REPEAT]]     (default /tmp/ag-peer-tools, 5)
+# MMseqs2 refuses to run with OMP_PROC_BIND set, so it runs unbound only.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+ag=${AG:-$here/build/bin/andgate}
+W=${1:-/tmp/ag-peer-tools}
+R=${2:-5}
+mkdir -p "$W"
+cd "$W"
+
+# DNA: N sequences of length L, each a mutated copy (4 % of sites) of an earlier one; the unaligned
+# copy drops 1 % of the residues. Proteins: 3000 database and 600 query sequences from 400 families.
+python3 - "$W" <<'PY'
+import random, sys
+w = sys.argv[1]
+def dna(n, l, aln, raw):
+    random.seed(7)
+    seqs = [[random.choice("ACGT") for _ in range(l)]]
+    while len(seqs) < n:
+        s = list(random.choice(seqs))
+        for i in range(len(s)):
+            if random.random() < 0.04:
+                s[i] = random.choice("ACGT")
+        seqs.append(s)
+    with open(f"{w}/{aln}", "w") as a, open(f"{w}/{raw}", "w") as r:
+        for k, s in enumerate(seqs):
+            a.write(f">t{k}\n{''.join(s)}\n")
+            r.write(f">t{k}\n{''.join(c for c in s if random.random() > 0.01)}\n")
+dna(300, 3000, "aln300.fa", "raw300.fa")
+dna(200, 600, "aln200.fa", "raw200.fa")
+dna(30, 300, "aln30.fa", "raw30.fa")
+random.seed(3)
+AA = "ACDEFGHIKLMNPQRSTVWY"
+fam = [[random.choice(AA) for _ in range(random.randint(150, 400))] for _ in range(400)]
+mut = lambda f: "".join(random.choice(AA) if random.random() < 0.25 else c for c in f)
+with open(f"{w}/q.fa", "w") as q, open(f"{w}/db.fa", "w") as d:
+    for k in range(3000):
+        d.write(f">d{k}\n{mut(fam[k % 400])}\n")
+    for k in range(600):
+        q.write(f">q{k}\n{mut(fam[(k * 7) % 400])}\n")
+PY
+cdo -s -O -f nc -settaxis,2000-01-01,00:00,1day -random,r720x360,7 one.nc
+cdo -s -O duplicate,40 one.nc in40.nc
+cat > "$W/gmic.sh" <<EOF
+#!/bin/sh
+gmic -v - 3000,3000,1,3 -fill '(x*7+y*13+c*91+x*y)%256' -blur 2 -sharpen 50 -rotate 17 -resize 70%,70% \
+  -erode 3 -median 3 -output $W/g.png && md5sum $W/g.png
+EOF
+cat > "$W/dt.R" <<EOF
+suppressMessages(library(data.table))
+setDTthreads(as.integer(Sys.getenv("DT_THREADS", "2")))
+set.seed(11)
+if (!file.exists("$W/dt.csv")) {
+  n <- 4e6
+  fwrite(data.table(id = sample(1e5, n, TRUE), g = sample(letters, n, TRUE), x = runif(n), y = rnorm(n)), "$W/dt.csv")
+}
+d <- fread("$W/dt.csv")
+s <- 0
+for (r in 1:5) {
+  a <- d[, .(sx = sum(x), my = mean(y), n = .N), by = .(id, g)]
+  setorder(a, -sx, id, g)
+  b <- d[order(g, -y)][, head(.SD, 2), by = g]
+  s <- s + sum(a\$n) + round(sum(a\$sx), 3) + nrow(b)
+}
+e <- d[id %between% c(100, 5000)][, .N, keyby = g]
+cat(getDTthreads(), format(s, digits = 15), sum(e\$N), "\n")
+EOF
+cat > "$W/mmseqs.sh" <<EOF
+#!/bin/sh
+rm -rf $W/mmtmp $W/res.m8
+mmseqs easy-search $W/q.fa $W/db.fa $W/res.m8 $W/mmtmp --threads \${T:-2} -v 1 >/dev/null && sort $W/res.m8 | md5sum
+EOF
+cat > "$W/clustalo.sh" <<EOF
+#!/bin/sh
+clustalo -i $W/raw200.fa --threads=2 -o $W/cl.fa --force && md5sum $W/cl.fa
+EOF
+cat > "$W/muscle.sh" <<EOF
+#!/bin/sh
+muscle -align $W/raw30.fa -output $W/mu.afa -threads 2 -quiet >/dev/null 2>&1 && md5sum $W/mu.afa
+EOF
+chmod +x "$W"/*.sh
+
+bench() { # NAME BIND COMMAND
+    OMP_PROC_BIND=$2 "$ag" bench --preload "$3" --repeat "$R" --json "$W/$1-bind-$2.json" | tail -1
+}
+for b in false true; do
+    bench iqtree $b "iqtree2 -s $W/aln300.fa -m GTR+G4 -T 2 -seed 1 -redo -fast -pre $W/iq -quiet"
+    bench cdo $b "cdo -s -O -P 2 remapcon,r1080x540 $W/in40.nc $W/o.nc"
+    bench gmic $b "$W/gmic.sh"
+    bench datatable $b "Rscript $W/dt.R"
+done
+bench mmseqs false "$W/mmseqs.sh"
+bench clustalo false "$W/clustalo.sh"
+bench muscle false "$W/muscle.sh"
+# more threads than CPUs (IQ-TREE 2 refuses -T above the cores)
+"$ag" bench --preload "cdo -s -O -P 4 remapcon,r1080x540 $W/in40.nc $W/o.nc" --repeat "$R" --json "$W/cdo-4.json" | tail -1
+OMP_NUM_THREADS=4 "$ag" bench --preload "$W/gmic.sh" --repeat "$R" --json "$W/gmic-4.json" | tail -1
+DT_THREADS=4 "$ag" bench --preload "Rscript $W/dt.R" --repeat "$R" --json "$W/datatable-4.json" | tail -1
