@@ -88,19 +88,21 @@ muscle -align $W/raw30.fa -output $W/mu.afa -threads 2 -quiet >/dev/null 2>&1 &&
 EOF
 chmod +x "$W"/*.sh
 
-bench() { # NAME BIND COMMAND
-    OMP_PROC_BIND=$2 "$ag" bench --preload "$3" --repeat "$R" --json "$W/$1-bind-$2.json" | tail -1
+bench() { # NAME COMMAND [VAR=VALUE ...]: the result in $W/NAME.json, its table row on stdout
+    local name=$1 cmd=$2
+    shift 2
+    env "$@" "$ag" bench --preload "$cmd" --repeat "$R" --json "$W/$name.json" | tail -1
 }
 for b in false true; do
-    bench iqtree $b "iqtree2 -s $W/aln300.fa -m GTR+G4 -T 2 -seed 1 -redo -fast -pre $W/iq -quiet"
-    bench cdo $b "cdo -s -O -P 2 remapcon,r1080x540 $W/in40.nc $W/o.nc"
-    bench gmic $b "$W/gmic.sh"
-    bench datatable $b "Rscript $W/dt.R"
+    bench iqtree-bind-$b "iqtree2 -s $W/aln300.fa -m GTR+G4 -T 2 -seed 1 -redo -fast -pre $W/iq -quiet" OMP_PROC_BIND=$b
+    bench cdo-bind-$b "cdo -s -O -P 2 remapcon,r1080x540 $W/in40.nc $W/o.nc" OMP_PROC_BIND=$b
+    bench gmic-bind-$b "$W/gmic.sh" OMP_PROC_BIND=$b
+    bench datatable-bind-$b "Rscript $W/dt.R" OMP_PROC_BIND=$b
 done
-bench mmseqs false "$W/mmseqs.sh"
-bench clustalo false "$W/clustalo.sh"
-bench muscle false "$W/muscle.sh"
+bench mmseqs-bind-false "$W/mmseqs.sh" OMP_PROC_BIND=false
+bench clustalo-bind-false "$W/clustalo.sh" OMP_PROC_BIND=false
+bench muscle-bind-false "$W/muscle.sh" OMP_PROC_BIND=false
 # more threads than CPUs (IQ-TREE 2 refuses -T above the cores)
-"$ag" bench --preload "cdo -s -O -P 4 remapcon,r1080x540 $W/in40.nc $W/o.nc" --repeat "$R" --json "$W/cdo-4.json" | tail -1
-OMP_NUM_THREADS=4 "$ag" bench --preload "$W/gmic.sh" --repeat "$R" --json "$W/gmic-4.json" | tail -1
-DT_THREADS=4 "$ag" bench --preload "Rscript $W/dt.R" --repeat "$R" --json "$W/datatable-4.json" | tail -1
+bench cdo-4 "cdo -s -O -P 4 remapcon,r1080x540 $W/in40.nc $W/o.nc"
+bench gmic-4 "$W/gmic.sh" OMP_NUM_THREADS=4
+bench datatable-4 "Rscript $W/dt.R" DT_THREADS=4
