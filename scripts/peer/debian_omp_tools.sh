@@ -1,13 +1,19 @@
 #!/bin/bash
-# debian_omp_tools.sh — seven OpenMP programs as Debian ships them (gcc/libgomp, unmodified binaries),
+# debian_omp_tools.sh — eleven OpenMP programs as Debian ships them (gcc/libgomp, unmodified binaries),
 # each run with and without libandgate-preload.so by `andgate bench --preload` (docs/results.md,
-# twenty-ninth part): IQ-TREE 2 (a maximum-likelihood tree search), CDO (conservative regridding),
-# G'MIC (an image filter chain), R's data.table (read, group, order), MMseqs2 (a protein search: a
-# workflow of processes), Clustal Omega and MUSCLE 5 (multiple alignment). The inputs are made here,
-# from fixed seeds; every command's stdout (a result or a checksum of its output file) is compared.
-#   apt-get install iqtree cdo gmic r-cran-data.table mmseqs2 clustalo muscle
+# twenty-ninth and thirtieth parts): IQ-TREE 2 and FastTree (maximum-likelihood tree searches), CDO
+# (conservative regridding), G'MIC (an image filter chain), R's data.table (read, group, order), MMseqs2
+# (a protein search: a workflow of processes), Clustal Omega and MUSCLE 5 (multiple alignment), CD-HIT
+# (protein clustering), RawTherapee (a photo pipeline) and enfuse (exposure fusion). The inputs are made
+# here, from fixed seeds; every command's stdout (a result or a checksum of its output file) is compared.
+#   apt-get install iqtree cdo gmic r-cran-data.table mmseqs2 clustalo muscle fasttree cd-hit \
+#       rawtherapee enblend
 #   scripts/peer/debian_omp_tools.sh [WORKDIR [REPEAT]]     (default /tmp/ag-peer-tools, 5)
-# MMseqs2 refuses to run with OMP_PROC_BIND set, so it runs unbound only.
+# ONLY="fasttree cdhit" runs only those (the names before the first '-' of the bench() calls below).
+# MMseqs2 refuses to run with OMP_PROC_BIND set, so it runs unbound only. CD-HIT's cluster lists (.clstr)
+# differ between two plain runs at 2 threads (a sequence within the threshold of two representatives joins
+# either), so its representatives are compared; enfuse dithers at random (pixels differ by 1 between two
+# plain runs), so its result is compared with a plain one-thread run, to within 1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 ag=${AG:-$here/build/bin/andgate}
@@ -46,6 +52,11 @@ with open(f"{w}/q.fa", "w") as q, open(f"{w}/db.fa", "w") as d:
         d.write(f">d{k}\n{mut(fam[k % 400])}\n")
     for k in range(600):
         q.write(f">q{k}\n{mut(fam[(k * 7) % 400])}\n")
+random.seed(5)
+fam = [[random.choice(AA) for _ in range(random.randint(150, 400))] for _ in range(2000)]
+with open(f"{w}/db20k.fa", "w") as d:
+    for k in range(20000):
+        d.write(f">d{k}\n{''.join(random.choice(AA) if random.random() < 0.08 else c for c in fam[k % 2000])}\n")
 PY
 cdo -s -O -f nc -settaxis,2000-01-01,00:00,1day -random,r720x360,7 one.nc
 cdo -s -O duplicate,40 one.nc in40.nc
@@ -86,11 +97,30 @@ cat > "$W/muscle.sh" <<EOF
 #!/bin/sh
 muscle -align $W/raw30.fa -output $W/mu.afa -threads 2 -quiet >/dev/null 2>&1 && md5sum $W/mu.afa
 EOF
+# a 4000 x 3000 photo and three exposures of it, then enfuse's plain one-thread result to compare with
+gmic -v - 4000,3000,1,3 -fill '(x*7+y*13+c*91+x*y/7)%256' -blur 1.5 -output "$W/in.tif,uchar"
+for e in 0.5 1 1.8; do gmic -v - "$W/in.tif" -mul $e -cut 0,255 -output "$W/ex$e.tif,uchar"; done
+OMP_NUM_THREADS=1 enfuse -o "$W/fused-ref.tif" "$W"/ex0.5.tif "$W"/ex1.tif "$W"/ex1.8.tif >/dev/null 2>&1
+cat > "$W/cdhit.sh" <<EOF
+#!/bin/sh
+cd-hit -i $W/db20k.fa -o $W/cdh -c 0.9 -n 5 -T \${T:-2} -M 2000 >/dev/null && md5sum < $W/cdh
+EOF
+cat > "$W/rawtherapee.sh" <<EOF
+#!/bin/sh
+rawtherapee-cli -q -Y -d -t -o $W/rt.tif -c $W/in.tif >/dev/null && md5sum < $W/rt.tif
+EOF
+cat > "$W/enfuse.sh" <<EOF
+#!/bin/sh
+enfuse -o $W/fused.tif $W/ex0.5.tif $W/ex1.tif $W/ex1.8.tif >/dev/null 2>&1 || exit 1
+m=\$(gmic -v - $W/fused-ref.tif $W/fused.tif -sub -abs -echo_stdout '{iM}')
+[ "\$m" -le 1 ] && echo "within 1 of the one-thread result" || echo "differs by \$m"
+EOF
 chmod +x "$W"/*.sh
 
 bench() { # NAME COMMAND [VAR=VALUE ...]: the result in $W/NAME.json, its table row on stdout
     local name=$1 cmd=$2
     shift 2
+    [[ -z ${ONLY:-} || " $ONLY " == *" ${name%%-*} "* ]] || return 0
     env "$@" "$ag" bench --preload "$cmd" --repeat "$R" --json "$W/$name.json" | tail -1
 }
 for b in false true; do
@@ -98,6 +128,10 @@ for b in false true; do
     bench cdo-bind-$b "cdo -s -O -P 2 remapcon,r1080x540 $W/in40.nc $W/o.nc" OMP_PROC_BIND=$b
     bench gmic-bind-$b "$W/gmic.sh" OMP_PROC_BIND=$b
     bench datatable-bind-$b "Rscript $W/dt.R" OMP_PROC_BIND=$b
+    bench fasttree-bind-$b "fasttreeMP -nt -gtr -quiet $W/aln200.fa" OMP_PROC_BIND=$b
+    bench cdhit-bind-$b "$W/cdhit.sh" OMP_PROC_BIND=$b
+    bench rawtherapee-bind-$b "$W/rawtherapee.sh" OMP_PROC_BIND=$b
+    bench enfuse-bind-$b "$W/enfuse.sh" OMP_PROC_BIND=$b
 done
 bench mmseqs-bind-false "$W/mmseqs.sh" OMP_PROC_BIND=false
 bench clustalo-bind-false "$W/clustalo.sh" OMP_PROC_BIND=false
@@ -106,3 +140,7 @@ bench muscle-bind-false "$W/muscle.sh" OMP_PROC_BIND=false
 bench cdo-4 "cdo -s -O -P 4 remapcon,r1080x540 $W/in40.nc $W/o.nc"
 bench gmic-4 "$W/gmic.sh" OMP_NUM_THREADS=4
 bench datatable-4 "Rscript $W/dt.R" DT_THREADS=4
+bench fasttree-4 "fasttreeMP -nt -gtr -quiet $W/aln200.fa" OMP_NUM_THREADS=4
+bench cdhit-4 "$W/cdhit.sh" T=4
+bench rawtherapee-4 "$W/rawtherapee.sh" OMP_NUM_THREADS=4
+bench enfuse-4 "$W/enfuse.sh" OMP_NUM_THREADS=4
