@@ -6,10 +6,10 @@
 # crash, a hang (the timeout's 124) or a lost line of the atexit handler fails.
 . "$(dirname "$0")/omp_lib.sh"
 
-ends() { # ends NAME ENV...: the exit status appended to $tmp/NAME.out
-  local name=$1 rc=0; shift
-  timeout -k 5 60 env "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err" || rc=$?
-  echo "exit status $rc" >> "$tmp/$name.out"
+ends() { # ends NAME ENV...: as runs (omp_lib.sh), the exit status appended to $tmp/NAME.out
+  local rc=0
+  runs "$@" || rc=$?
+  echo "exit status $rc" >> "$tmp/$1.out"
 }
 
 for mode in 0 1 2 3 4; do

@@ -11,9 +11,15 @@ unset KMP_SCHEDULE KMP_CONSISTENCY_CHECK
 unset ANDGATE_PRELOAD ANDGATE_GOMP ANDGATE_OMP ANDGATE_OMP_LOOPS ANDGATE_VERBOSE ANDGATE_TOPOLOGY ANDGATE_ALGO
 unset ANDGATE_WAIT
 
-run() { # run NAME ENV...: stdout to $tmp/NAME.out, stderr to $tmp/NAME.err; a failure or a hang fails
-  local name=$1 rc=0; shift
-  timeout -k 5 120 env "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err" || rc=$?
+runs() { # runs NAME ENV...: stdout to $tmp/NAME.out, stderr to $tmp/NAME.err; its exit status (124: a hang)
+  local name=$1; shift
+  timeout -k 5 120 env "$@" "$bin" > "$tmp/$name.out" 2> "$tmp/$name.err"
+}
+
+run() { # run NAME ENV...: as runs, and a failure or a hang fails
+  local name=$1 rc=0
+  runs "$@" || rc=$?
+  shift
   if [ $rc != 0 ]; then
     failed=$((failed + 1)); echo "FAIL: $name ($*): exit status $rc"; sed 's/^/    /' "$tmp/$name.err" | head -5
   fi
