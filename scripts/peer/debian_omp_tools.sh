@@ -1,19 +1,21 @@
 #!/bin/bash
-# debian_omp_tools.sh — eleven OpenMP programs as Debian ships them (gcc/libgomp, unmodified binaries),
+# debian_omp_tools.sh — twelve OpenMP programs as Debian ships them (gcc/libgomp, unmodified binaries),
 # each run with and without libandgate-preload.so by `andgate bench --preload` (docs/results.md,
 # twenty-ninth and thirtieth parts): IQ-TREE 2 and FastTree (maximum-likelihood tree searches), CDO
 # (conservative regridding), G'MIC (an image filter chain), R's data.table (read, group, order), MMseqs2
 # (a protein search: a workflow of processes), Clustal Omega and MUSCLE 5 (multiple alignment), CD-HIT
-# (protein clustering), RawTherapee (a photo pipeline) and enfuse (exposure fusion). The inputs are made
+# (protein clustering), RawTherapee (a photo pipeline), enfuse (exposure fusion) and CP2K (a DFT single
+# point, one MPI rank). The inputs are made
 # here, from fixed seeds; every command's stdout (a result or a checksum of its output file) is compared.
 #   apt-get install iqtree cdo gmic r-cran-data.table mmseqs2 clustalo muscle fasttree cd-hit \
-#       rawtherapee enblend
+#       rawtherapee enblend cp2k
 #   scripts/peer/debian_omp_tools.sh [WORKDIR [REPEAT]]     (default /tmp/ag-peer-tools, 5)
 # ONLY="fasttree cdhit" runs only those (the names before the first '-' of the bench() calls below).
 # MMseqs2 refuses to run with OMP_PROC_BIND set, so it runs unbound only. CD-HIT's cluster lists (.clstr)
 # differ between two plain runs at 2 threads (a sequence within the threshold of two representatives joins
 # either), so its representatives are compared; enfuse dithers at random (pixels differ by 1 between two
-# plain runs), so its result is compared with a plain one-thread run, to within 1.
+# plain runs), so its result is compared with a plain one-thread run, to within 1; CP2K's energy differs
+# in its last digits between plain runs, so it is compared to 10 decimals.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 ag=${AG:-$here/build/bin/andgate}
@@ -115,6 +117,63 @@ enfuse -o $W/fused.tif $W/ex0.5.tif $W/ex1.tif $W/ex1.8.tif >/dev/null 2>&1 || e
 m=\$(gmic -v - $W/fused-ref.tif $W/fused.tif -sub -abs -echo_stdout '{iM}')
 [ "\$m" -le 1 ] && echo "within 1 of the one-thread result" || echo "differs by \$m"
 EOF
+# CP2K: PBE, one water molecule, DZVP-MOLOPT, 280 Ry, a 9 A box (13 SCF steps); each run in a fresh
+# directory (cp2k appends to its output file)
+cat > "$W/h2o.inp" <<EOF
+&GLOBAL
+  PROJECT h2o
+  RUN_TYPE ENERGY
+  PRINT_LEVEL LOW
+&END GLOBAL
+&FORCE_EVAL
+  METHOD Quickstep
+  &DFT
+    BASIS_SET_FILE_NAME BASIS_MOLOPT
+    POTENTIAL_FILE_NAME GTH_POTENTIALS
+    &MGRID
+      CUTOFF 280
+      REL_CUTOFF 40
+    &END MGRID
+    &QS
+      EPS_DEFAULT 1.0E-10
+    &END QS
+    &SCF
+      SCF_GUESS ATOMIC
+      EPS_SCF 1.0E-7
+      MAX_SCF 50
+    &END SCF
+    &XC
+      &XC_FUNCTIONAL PBE
+      &END XC_FUNCTIONAL
+    &END XC
+  &END DFT
+  &SUBSYS
+    &CELL
+      ABC 9.0 9.0 9.0
+    &END CELL
+    &COORD
+      O   0.000000    0.000000   -0.065587
+      H   0.000000   -0.757136    0.520545
+      H   0.000000    0.757136    0.520545
+    &END COORD
+    &KIND H
+      BASIS_SET DZVP-MOLOPT-GTH
+      POTENTIAL GTH-PBE-q1
+    &END KIND
+    &KIND O
+      BASIS_SET DZVP-MOLOPT-GTH
+      POTENTIAL GTH-PBE-q6
+    &END KIND
+  &END SUBSYS
+&END FORCE_EVAL
+EOF
+cat > "$W/cp2k.sh" <<EOF
+#!/bin/sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+d=\$(mktemp -d $W/cp2k.XXXXXX) && cd "\$d" && cp2k.psmp -i $W/h2o.inp -o x.out >/dev/null 2>&1 &&
+  awk '/ENERGY\| Total/ {printf "%.10f\\n", \$NF}' x.out
+rc=\$?; rm -rf "\$d"; exit \$rc
+EOF
 chmod +x "$W"/*.sh
 
 bench() { # NAME COMMAND [VAR=VALUE ...]: the result in $W/NAME.json, its table row on stdout
@@ -132,6 +191,7 @@ for b in false true; do
     bench cdhit-bind-$b "$W/cdhit.sh" OMP_PROC_BIND=$b
     bench rawtherapee-bind-$b "$W/rawtherapee.sh" OMP_PROC_BIND=$b
     bench enfuse-bind-$b "$W/enfuse.sh" OMP_PROC_BIND=$b
+    bench cp2k-bind-$b "$W/cp2k.sh" OMP_PROC_BIND=$b
 done
 bench mmseqs-bind-false "$W/mmseqs.sh" OMP_PROC_BIND=false
 bench clustalo-bind-false "$W/clustalo.sh" OMP_PROC_BIND=false
