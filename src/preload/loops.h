@@ -78,8 +78,14 @@ int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind);
  * holding the last iteration to the last thread. Where threads outnumber the CPUs, those owners wait for
  * a CPU while the threads that have one could run their chunks: GAPBS's PageRank at 4 threads on 2 CPUs
  * took up to 1.2x as long per sweep with stealing as from the counter, and twice the sweeps
- * (docs/results.md, nineteenth part). */
-#define AG_LOOP_STEAL_MIN_RUN 2
+ * (docs/results.md, nineteenth part). It also assumes chunks of about equal cost, which a loop of a few
+ * chunks a thread does not keep: the first runs decide most of the split, a thief takes only the upper
+ * half of what is left, and one costly chunk's neighbours stay with its owner. CP2K's grid loops, six
+ * atom-pair blocks of very uneven cost on 2 threads (three a run), took a quarter longer with stealing
+ * than from the counter; with four chunks a run or more, a chunk is a small part of a thread's share, and
+ * with fewer each chunk is large enough that the counter's one shared line per chunk costs nothing
+ * (docs/results.md, thirtieth part). */
+#define AG_LOOP_STEAL_MIN_RUN 4
 
 /* A thread's dynamically scheduled loop in progress (in its team context, one per nesting level). */
 struct ag_loop_cur {
