@@ -23,7 +23,7 @@ for mode in 0 1 2 3 4; do
   # the control: each way of ending is seen (its own status; main's line only when main returns)
   want=(0 3 4 5 6) main=0
   grep -q '^main: sum 9900000$' "$tmp/plain.out" && main=1
-  if grep -qx "exit status ${want[$mode]}" "$tmp/plain.out" && [ $main = $([ $mode = 0 ] && echo 1 || echo 0) ]; then
+  if grep -qx "exit status ${want[$mode]}" "$tmp/plain.out" && [ $main = $((mode == 0)) ]; then
     pass=$((pass + 1))
   else
     failed=$((failed + 1)); echo "FAIL: control, EXIT_MODE=$mode:"; sed 's/^/    /' "$tmp/plain.out"
