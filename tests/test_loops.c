@@ -161,6 +161,31 @@ static void crowded(unsigned n)
     free(loops);
 }
 
+/* A team that is not crowded steals from AG_LOOP_STEAL_MIN_RUN chunks a thread on, and deals a shorter
+ * loop from the counter (a few chunks of uneven cost: loops.h says why), whatever the chunk size. */
+static void short_runs(unsigned n)
+{
+    struct ag_team_loops *loops = ag_team_loops_new(n, 0);
+    CHECK(loops != NULL, "ag_team_loops_new(%u, 0)\n", n);
+    if (!loops)
+        return;
+    for (uint64_t chunk = 1; chunk <= 7; chunk += 3) { /* six loops of thread 0 alone: fewer than AG_LOOP_SLOTS */
+        const uint64_t at = (uint64_t)AG_LOOP_STEAL_MIN_RUN * n * chunk; /* iterations of exactly the minimum */
+        struct ag_team_ctx c = { .n = n, .tid = 0, .loops = loops };
+        CHECK(ag_loop_begin(&c, AG_LOOP_STEAL, at - chunk, (int64_t)chunk, 0, 1) && c.loop.kind == AG_LOOP_DYNAMIC,
+              "team of %u, chunk %llu: a loop of one chunk under %d a thread is kind %d, not the counter\n", n,
+              (unsigned long long)chunk, AG_LOOP_STEAL_MIN_RUN, c.loop.kind);
+        ag_loop_finish(&c.loop);
+        memset(&c, 0, sizeof c);
+        c.n = n, c.tid = 0, c.loops = loops;
+        CHECK(ag_loop_begin(&c, AG_LOOP_STEAL, at, (int64_t)chunk, 0, 1) && c.loop.kind == AG_LOOP_STEAL,
+              "team of %u, chunk %llu: a loop of %d chunks a thread is kind %d, not stealing\n", n,
+              (unsigned long long)chunk, AG_LOOP_STEAL_MIN_RUN, c.loop.kind);
+        ag_loop_finish(&c.loop);
+    }
+    free(loops);
+}
+
 int main(void)
 {
     for (unsigned n = 2; n <= MAXN; n += n == 2 ? 1 : 2) {
@@ -168,6 +193,7 @@ int main(void)
         team(n, 1);
         in_turn(n);
         crowded(n);
+        short_runs(n);
     }
     return check_done();
 }
