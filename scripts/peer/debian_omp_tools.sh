@@ -5,12 +5,13 @@
 # (conservative regridding), G'MIC (an image filter chain), R's data.table (read, group, order), MMseqs2
 # (a protein search: a workflow of processes), Clustal Omega and MUSCLE 5 (multiple alignment), CD-HIT
 # (protein clustering), RawTherapee (a photo pipeline), enfuse (exposure fusion) and CP2K (a DFT single
-# point, one MPI rank). The inputs are made
-# here, from fixed seeds; every command's stdout (a result or a checksum of its output file) is compared.
+# point, one MPI rank). The inputs are made here, from fixed seeds; every command's stdout (a result or a
+# checksum of its output file) is compared.
 #   apt-get install iqtree cdo gmic r-cran-data.table mmseqs2 clustalo muscle fasttree cd-hit \
 #       rawtherapee enblend cp2k
 #   scripts/peer/debian_omp_tools.sh [WORKDIR [REPEAT]]     (default /tmp/ag-peer-tools, 5)
-# ONLY="fasttree cdhit" runs only those (the names before the first '-' of the bench() calls below).
+# ONLY="fasttree cdhit" runs only those (the names before the first '-' of the bench() calls below), and
+# makes only the inputs that need a tool of their own (CDO's fields, the photo and enfuse's reference).
 # MMseqs2 refuses to run with OMP_PROC_BIND set, so it runs unbound only. CD-HIT's cluster lists (.clstr)
 # differ between two plain runs at 2 threads (a sequence within the threshold of two representatives joins
 # either), so its representatives are compared; enfuse dithers at random (pixels differ by 1 between two
@@ -23,6 +24,12 @@ W=${1:-/tmp/ag-peer-tools}
 R=${2:-5}
 mkdir -p "$W"
 cd "$W"
+wanted() { # NAME...: whether one of them is to run (every one, without ONLY)
+    [[ -z ${ONLY:-} ]] && return 0
+    local n
+    for n; do [[ " $ONLY " == *" $n "* ]] && return 0; done
+    return 1
+}
 
 # DNA: N sequences of length L, each a mutated copy (4 % of sites) of an earlier one; the unaligned
 # copy drops 1 % of the residues. Proteins: 3000 database and 600 query sequences from 400 families.
@@ -60,8 +67,10 @@ with open(f"{w}/db20k.fa", "w") as d:
     for k in range(20000):
         d.write(f">d{k}\n{''.join(random.choice(AA) if random.random() < 0.08 else c for c in fam[k % 2000])}\n")
 PY
-cdo -s -O -f nc -settaxis,2000-01-01,00:00,1day -random,r720x360,7 one.nc
-cdo -s -O duplicate,40 one.nc in40.nc
+if wanted cdo; then
+    cdo -s -O -f nc -settaxis,2000-01-01,00:00,1day -random,r720x360,7 one.nc
+    cdo -s -O duplicate,40 one.nc in40.nc
+fi
 cat > "$W/gmic.sh" <<EOF
 #!/bin/sh
 gmic -v - 3000,3000,1,3 -fill '(x*7+y*13+c*91+x*y)%256' -blur 2 -sharpen 50 -rotate 17 -resize 70%,70% \
@@ -100,9 +109,13 @@ cat > "$W/muscle.sh" <<EOF
 muscle -align $W/raw30.fa -output $W/mu.afa -threads 2 -quiet >/dev/null 2>&1 && md5sum $W/mu.afa
 EOF
 # a 4000 x 3000 photo and three exposures of it, then enfuse's plain one-thread result to compare with
-gmic -v - 4000,3000,1,3 -fill '(x*7+y*13+c*91+x*y/7)%256' -blur 1.5 -output "$W/in.tif,uchar"
-for e in 0.5 1 1.8; do gmic -v - "$W/in.tif" -mul $e -cut 0,255 -output "$W/ex$e.tif,uchar"; done
-OMP_NUM_THREADS=1 enfuse -o "$W/fused-ref.tif" "$W"/ex0.5.tif "$W"/ex1.tif "$W"/ex1.8.tif >/dev/null 2>&1
+if wanted rawtherapee enfuse; then
+    gmic -v - 4000,3000,1,3 -fill '(x*7+y*13+c*91+x*y/7)%256' -blur 1.5 -output "$W/in.tif,uchar"
+fi
+if wanted enfuse; then
+    for e in 0.5 1 1.8; do gmic -v - "$W/in.tif" -mul $e -cut 0,255 -output "$W/ex$e.tif,uchar"; done
+    OMP_NUM_THREADS=1 enfuse -o "$W/fused-ref.tif" "$W"/ex0.5.tif "$W"/ex1.tif "$W"/ex1.8.tif >/dev/null 2>&1
+fi
 cat > "$W/cdhit.sh" <<EOF
 #!/bin/sh
 cd-hit -i $W/db20k.fa -o $W/cdh -c 0.9 -n 5 -T \${T:-2} -M 2000 >/dev/null && md5sum < $W/cdh
@@ -179,7 +192,7 @@ chmod +x "$W"/*.sh
 bench() { # NAME COMMAND [VAR=VALUE ...]: the result in $W/NAME.json, its table row on stdout
     local name=$1 cmd=$2
     shift 2
-    [[ -z ${ONLY:-} || " $ONLY " == *" ${name%%-*} "* ]] || return 0
+    wanted "${name%%-*}" || return 0
     env "$@" "$ag" bench --preload "$cmd" --repeat "$R" --json "$W/$name.json" | tail -1
 }
 for b in false true; do
