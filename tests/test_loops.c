@@ -176,8 +176,7 @@ static void short_runs(unsigned n)
               "team of %u, chunk %llu: a loop of one chunk under %d a thread is kind %d, not the counter\n", n,
               (unsigned long long)chunk, AG_LOOP_STEAL_MIN_RUN, c.loop.kind);
         ag_loop_finish(&c.loop);
-        memset(&c, 0, sizeof c);
-        c.n = n, c.tid = 0, c.loops = loops;
+        c = (struct ag_team_ctx){ .n = n, .tid = 0, .loops = loops };
         CHECK(ag_loop_begin(&c, AG_LOOP_STEAL, at, (int64_t)chunk, 0, 1) && c.loop.kind == AG_LOOP_STEAL,
               "team of %u, chunk %llu: a loop of %d chunks a thread is kind %d, not stealing\n", n,
               (unsigned long long)chunk, AG_LOOP_STEAL_MIN_RUN, c.loop.kind);
