@@ -35,10 +35,22 @@ static double cost(const struct sim *s, unsigned p, unsigned q, const struct lin
 /* A line transfer to participant p from q: a spinning waiter's re-read in a hand-off costs the layer's
  * latency (what a ping-pong measures), or its paused_transfer if it polled with pause and the machine
  * gives one (README, "Paused hand-offs"); any other transfer — a read or an atomic by a thread that was
- * not polling the line — the layer's cold transfer where the machine gives one ("Cold transfers"). */
+ * not polling the line — the layer's cold transfer where the machine gives one ("Cold transfers").
+ * r: p's cost row for the line (machine_cost.h), so that a scan over the line's copies looks up p's
+ * side once. */
+static inline double xfer_row(const struct sim *s, const struct sim_cost_row *r, unsigned q, const struct line *l,
+                              enum sim_xfer how)
+{
+    unsigned b = s->part[q].hw;
+    const struct sim_layer *y = &s->m->layer[sim_cost_row_layer(r, b)];
+    double c = s->m->nnodes ? sim_machine_cost_via(s->m, r->a, b, (unsigned)l->home) : sim_cost_row_cost(r, y, b);
+    return c + sim_layer_xfer_delta(y, how);
+}
+
 static double xfer(const struct sim *s, unsigned p, unsigned q, const struct line *l, enum sim_xfer how)
 {
-    return cost(s, p, q, l) + sim_machine_xfer_delta(s->m, s->part[p].hw, s->part[q].hw, how);
+    struct sim_cost_row r = sim_cost_row(s->m, s->part[p].hw, (unsigned)l->home);
+    return xfer_row(s, &r, q, l, how);
 }
 
 /* The time a line transfer from participant q to the running participant, issued at t, starts: after
@@ -71,9 +83,9 @@ static void assign_home(struct sim *s, struct line *l)
 static double first_touch(const struct sim *s, const struct line *l)
 {
     double worst = 0;
-    unsigned me = s->part[s->cur].hw;
+    struct sim_cost_row r = sim_cost_row(s->m, s->part[s->cur].hw, (unsigned)l->home);
     for (unsigned b = 0; b < s->m->threads; b++) {
-        double c = sim_machine_cost(s->m, me, b, (unsigned)l->home);
+        double c = sim_cost_row_cost(&r, &s->m->layer[sim_cost_row_layer(&r, b)], b);
         if (c > worst)
             worst = c;
     }
@@ -141,10 +153,22 @@ static double read_miss(struct sim *s, struct line *l, double t, enum sim_xfer h
     } else if (l->ncp) { /* the supplier that would deliver first; then its transfer queues at the links */
         double best = -1, from = t;
         unsigned q = 0;
+        struct sim_cost_row r = sim_cost_row(s->m, s->part[me].hw, (unsigned)l->home);
+        /* no copy delivers before its arrival plus the least transfer (machine_cost.h): one that cannot
+         * beat the best so far is passed over without costing it, and none can once the best is an
+         * arrived copy's least transfer. The same copy is chosen as by costing every one; at a central
+         * release to 1023 spinners a few in a hundred are costed. */
+        double least = s->m->nnodes || l->ncp < 4 ? -HUGE_VAL : sim_cost_row_least(&r, s->xfer_layers, how);
         for (unsigned k = 0; k < l->ncp; k++) {
-            double f = l->cp[k].ready > t ? l->cp[k].ready : t, d = f + xfer(s, me, l->cp[k].p, l, how);
-            if (best < 0 || d < best)
+            double f = l->cp[k].ready > t ? l->cp[k].ready : t;
+            if (best >= 0 && f + least >= best)
+                continue;
+            double d = f + xfer_row(s, &r, l->cp[k].p, l, how);
+            if (best < 0 || d < best) {
                 best = d, from = f, q = l->cp[k].p;
+                if (best <= t + least)
+                    break;
+            }
         }
         done = link_start(s, q, from) + xfer(s, me, q, l, how);
     } else {

@@ -303,6 +303,7 @@ int sim_run(const struct sim_opts *o, struct sim_result *res)
     z ^= z >> 31;
     struct sim s = { .o = o, .m = o->m, .n = n, .words = (n + 63) / 64, .rng = z ? z : 1, .res = res,
                      .line_slots = o->m->line_bytes / 8, .run_episodes = o->episodes + 1 };
+    s.xfer_layers = sim_machine_pair_layers(o->m) | (n > o->m->threads ? 1u << o->m->self_layer : 0);
     struct ag_layout L = { 0 };
     long params[AG_MAXKEYS];
     uint32_t broken = 0;

@@ -95,6 +95,8 @@ struct sim {
     const struct sim_opts *o;
     const struct sim_machine *m;
     unsigned n, words, cur, line_slots;
+    uint32_t xfer_layers; /* the layers a transfer between two participants can use (bit k: layer k): the
+                           * machine's pairs', and the self layer when participants share hardware threads */
     struct part *part;
     struct line *lines;
     uint32_t nlines;

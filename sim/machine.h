@@ -17,6 +17,7 @@ enum { SIM_OS_FUTEX_WAIT, SIM_OS_FUTEX_WAKE, SIM_OS_WAKEUP, SIM_OS_CONTEXT_SWITC
 extern const char *const sim_os_names[SIM_OS_N];
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SIM_MAX_LEVELS 8
 #define SIM_MAX_LAYERS 32
@@ -117,8 +118,6 @@ unsigned sim_machine_names(char names[][64], unsigned max);
 /* The file a NAME or path names, on that search path, into out. 1 if found, else 0. */
 int sim_machine_find(const char *name, char *out, size_t len);
 
-/* Global index of hardware thread hw's unit at level lvl (the mixed-radix number truncated after lvl). */
-unsigned sim_machine_unit(const struct sim_machine *m, unsigned hw, unsigned lvl);
 /* Index of a level by name, or -1. */
 int sim_machine_level(const struct sim_machine *m, const char *name);
 /* Index of a latency layer by id, or -1. */
@@ -127,28 +126,15 @@ int sim_machine_layer(const struct sim_machine *m, const char *id);
 /* Fills m->uid from the level counts (SIM_MAX_THREADS keeps a unit's number below 2^16): 0, or -1 out
  * of memory. */
 int sim_machine_number_units(struct sim_machine *m);
-/* The latency layer two hardware threads use (a == b: the self layer). */
-unsigned sim_machine_layer_of(const struct sim_machine *m, unsigned a, unsigned b);
-/* Router hops between two attach units (Manhattan on a mesh; shortest way on a bidirectional ring). */
-unsigned sim_machine_hops(const struct sim_machine *m, unsigned u, unsigned v);
-/* One-way cost in ns of moving a line from hardware thread b to a, for a line homed at attach unit
- * home (ignored by fixed layers); a == b is the self layer (a hit). */
-double sim_machine_cost(const struct sim_machine *m, unsigned a, unsigned b, unsigned home);
+/* The layers two distinct hardware threads can use, bit k for layer k (from what sim_machine_layer_of
+ * reads: by_diff at each level where two threads can first differ, the unit matrix off its diagonal). */
+uint32_t sim_machine_pair_layers(const struct sim_machine *m);
+/* The pair queries of the model's hot path (a unit, a layer, hops, a cost), inline: machine_cost.h */
 /* The cost of a transfer to a from b for a line whose home node is `node` (machines with
  * $.coherence.three_leg): when a and b are in different nodes and the home is neither's, requester ->
  * home -> owner -> requester, each leg priced as half of what its layer adds to the in-node base;
  * otherwise sim_machine_cost. */
 double sim_machine_cost_via(const struct sim_machine *m, unsigned a, unsigned b, unsigned node);
-/* How a line transfer reaches its receiver (coherence.c): it was not polling the line (cold), or it is
- * the re-read of a waiter a store woke while it spun, without or with pause. */
-enum sim_xfer { SIM_XFER_COLD, SIM_XFER_SPUN, SIM_XFER_PAUSED };
-/* What a transfer to a from b costs beyond sim_machine_cost for its kind: the layer's cold_transfer or
- * paused_transfer minus its latency, 0 for a plain spinner's re-read or where the machine gives none. */
-double sim_machine_xfer_delta(const struct sim_machine *m, unsigned a, unsigned b, enum sim_xfer how);
-/* The α weight of invalidating b's copy on behalf of a. */
-double sim_machine_alpha(const struct sim_machine *m, unsigned a, unsigned b);
-/* The attach unit of hardware thread hw (0 when the machine has no interconnect coordinates). */
-unsigned sim_machine_attach_unit(const struct sim_machine *m, unsigned hw);
 
 /* A quantity at a dotted path under the document root, e.g. "devices.afu.cpu_cycles_per_afu_cycle";
  * times ("ns", "cycles") come back in ns, other units as given. 0, or -1 with a message naming the
@@ -166,5 +152,7 @@ int sim_place(const struct sim_machine *m, unsigned n, const char *policy, unsig
  * ag_shape_free. */
 struct ag_shape;
 int sim_shape(const struct sim_machine *m, unsigned n, const unsigned *hw, struct ag_shape *sh);
+
+#include "machine_cost.h"
 
 #endif
