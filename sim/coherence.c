@@ -156,8 +156,8 @@ static double read_miss(struct sim *s, struct line *l, double t, enum sim_xfer h
         struct sim_cost_row r = sim_cost_row(s->m, s->part[me].hw, (unsigned)l->home);
         /* no copy delivers before its arrival plus the least transfer (machine_cost.h): one that cannot
          * beat the best so far is passed over without costing it, and none can once the best is an
-         * arrived copy's least transfer. The same copy is chosen as by costing every one; at a central
-         * release to 1023 spinners a few in a hundred are costed. */
+         * arrived copy's least transfer. The same copy is chosen as by costing every one; at central's
+         * releases to 1023 spinners one in twenty is (27 of 512 a scan, noc1024). */
         double least = s->m->nnodes || l->ncp < 4 ? -HUGE_VAL : sim_cost_row_least(&r, s->xfer_layers, how);
         for (unsigned k = 0; k < l->ncp; k++) {
             double f = l->cp[k].ready > t ? l->cp[k].ready : t;
