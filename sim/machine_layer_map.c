@@ -1,6 +1,6 @@
 /* machine_layer_map.c — $.layer_map of a machine description (sim/machines/README.md, "Which layer a pair
  * uses"): the self layer, the unit matrix and by_shared_level, checked whole at load and turned into the
- * tables sim_machine_layer_of reads (machine_cost.c). */
+ * tables sim_machine_layer_of reads (machine_cost.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
