@@ -170,7 +170,7 @@ static double read_miss(struct sim *s, struct line *l, double t, enum sim_xfer h
                     break;
             }
         }
-        done = link_start(s, q, from) + xfer(s, me, q, l, how);
+        done = link_start(s, q, from) + xfer_row(s, &r, q, l, how);
     } else {
         done = t + first_touch(s, l);
     }
