@@ -2,6 +2,9 @@
 #ifndef AG_PRELOAD_GOMP_H
 #define AG_PRELOAD_GOMP_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "preload.h"
 #include "scope.h"
 #include "team.h"
@@ -41,6 +44,16 @@ struct ag_gomp_loop {
     int kind, nonmonotonic;
     long start, end, incr, chunk, sched;
 };
+/* gomp_loop.c for gomp_doacross.c: the calling thread's served team when the shim may hand out its loops
+ * (else NULL); the kind schedule(runtime) names (*chunk its chunk; -1: libgomp's); a loop over the
+ * iteration indices [0, trip) begun as one whose threads share state (ag_loop_begin_shared): 1 when the
+ * shim serves it; and the thread's next chunk of a loop of the shim's, false when it has none left (the
+ * loop then finished for it). */
+struct ag_team_ctx *ag_gomp_loop_ctx(void);
+int ag_gomp_runtime_kind(int nonmonotonic, int64_t *chunk);
+int ag_gomp_doacross_begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk);
+bool ag_gomp_loop_next(struct ag_loop_cur *l, uint64_t *first, uint64_t *end);
+
 /* Whether gomp_loop.c hands out libgomp's loops in this process (ANDGATE_OMP_LOOPS, OMP_CANCELLATION). */
 int ag_gomp_loops_on(void);
 /* In every thread of the combined region's team, before the region's function asks for its first chunk:

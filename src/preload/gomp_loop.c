@@ -52,18 +52,17 @@ static void decide(void)
               get_schedule;
 }
 
-/* The calling thread's served team when the shim may hand out its loops. */
-static struct ag_team_ctx *loop_ctx(void)
+struct ag_team_ctx *ag_gomp_loop_ctx(void)
 {
     ag_once(&once, decide);
     return serving ? ag_gomp_team() : NULL;
 }
 
-/* Begin the loop in c's team: 1 when the shim serves it. */
-static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk, uint64_t lb, int64_t st,
-                 uint64_t end)
+/* Begin the loop in c's team (shared: as ag_loop_begin_shared): 1 when the shim serves it. */
+static int begin_loop(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk, uint64_t lb, int64_t st,
+                      uint64_t end, int shared)
 {
-    if (chunk > INT64_MAX || !ag_loop_begin(c, kind, trip, (int64_t)chunk, lb, st))
+    if (chunk > INT64_MAX || !(shared ? ag_loop_begin_shared : ag_loop_begin)(c, kind, trip, (int64_t)chunk, lb, st))
         return 0;
     c->loop.ours = 1, c->loop.hi = end;
     c->loop.shares = c->loop.n; /* guided chunks as libgomp cuts them: the unassigned iterations over n */
@@ -73,8 +72,19 @@ static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk,
     return 1;
 }
 
+static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk, uint64_t lb, int64_t st,
+                 uint64_t end)
+{
+    return begin_loop(c, kind, trip, chunk, lb, st, end, 0);
+}
+
+int ag_gomp_doacross_begin(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk)
+{
+    return begin_loop(c, kind, trip, chunk, 0, 1, trip, 1);
+}
+
 /* The thread's next chunk as loop values [*first, *end), or false when it has none left. */
-static bool next(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
+bool ag_gomp_loop_next(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
 {
     uint64_t a, b;
     if (!ag_loop_take(l, &a, &b)) {
@@ -99,7 +109,7 @@ static inline uint64_t trip_of(bool up, uint64_t start, uint64_t end, uint64_t m
  * requires; auto is static without a chunk, as libgomp runs it. Every thread reads its own ICV: like
  * libgomp, this takes a team whose threads disagree on it (omp_set_schedule inside the region) to be
  * outside OpenMP. */
-static int runtime_kind(int nonmonotonic, int64_t *chunk)
+int ag_gomp_runtime_kind(int nonmonotonic, int64_t *chunk)
 {
     int kind = 0, c = 0;
     get_schedule(&kind, &c);
@@ -125,7 +135,7 @@ static int start_long(struct ag_team_ctx *c, int kind, int64_t chunk, long start
 {
     if (!setup_long(c, kind, chunk, start, end, incr))
         return -1;
-    return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
+    return ag_gomp_loop_next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
 }
 
 /* The same for unsigned long long: up tells the direction, incr is the step's two's complement when down */
@@ -138,7 +148,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
     const uint64_t trip = trip_of(up, start, end, up ? incr : 0 - incr, up ? start < end : start > end);
     if (!begin(c, kind, trip, chunk < 1 ? 1 : chunk, start, (int64_t)incr, end))
         return -1;
-    return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
+    return ag_gomp_loop_next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);
 }
 
 #define REAL(name, ...)                                                                                    \
@@ -153,7 +163,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
         AG_GOMP_FORWARD(GOMP_loop_##sfx##_next, istart, iend);                                           \
         struct ag_team_ctx *c = ag_gomp_loop_team();                                                       \
         if (c && c->loop.active)                                                                           \
-            return next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
+            return ag_gomp_loop_next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
         REAL("GOMP_loop_" #sfx "_next", T *, T *);                                                         \
         return real(istart, iend);                                                                         \
     }
@@ -162,7 +172,7 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
     bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart, long *iend)   \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_##name##_start, start, end, incr, chunk, istart, iend);                  \
-        int r = start_long(loop_ctx(), KIND, chunk, start, end, incr, istart, iend);                       \
+        int r = start_long(ag_gomp_loop_ctx(), KIND, chunk, start, end, incr, istart, iend);                       \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
         REAL("GOMP_loop_" #name "_start", long, long, long, long, long *, long *);                        \
@@ -173,13 +183,15 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
                                       ull *iend)                                                           \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_ull_##name##_start, up, start, end, incr, chunk, istart, iend);          \
-        int r = start_ull(loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);                    \
+        int r = start_ull(ag_gomp_loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);                    \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
         REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull, ull *, ull *);                    \
         return real(up, start, end, incr, chunk, istart, iend);                                            \
     }                                                                                                      \
     NEXT(ull_##name, ull)
+NEXT(static, long) /* libgomp's own static loops, and the shim's doacross ones (gomp_doacross.c) */
+NEXT(ull_static, ull)
 CHUNKED(dynamic, AG_LOOP_DYNAMIC)
 CHUNKED(guided, AG_LOOP_GUIDED)
 CHUNKED(nonmonotonic_dynamic, AG_LOOP_STEAL)
@@ -190,9 +202,9 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
     bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend)               \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_##name##_start, start, end, incr, istart, iend);                         \
-        struct ag_team_ctx *c = loop_ctx();                                                                \
+        struct ag_team_ctx *c = ag_gomp_loop_ctx();                                                                \
         int64_t ch = 0;                                                                                    \
-        const int kind = c ? runtime_kind(NM, &ch) : -1; /* before ch is read */                           \
+        const int kind = c ? ag_gomp_runtime_kind(NM, &ch) : -1; /* before ch is read */                           \
         int r = start_long(c, kind, ch, start, end, incr, istart, iend);                                   \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
@@ -203,9 +215,9 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull *istart, ull *iend)       \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_ull_##name##_start, up, start, end, incr, istart, iend);                 \
-        struct ag_team_ctx *c = loop_ctx();                                                                \
+        struct ag_team_ctx *c = ag_gomp_loop_ctx();                                                                \
         int64_t ch = 0;                                                                                    \
-        const int kind = c ? runtime_kind(NM, &ch) : -1;                                                   \
+        const int kind = c ? ag_gomp_runtime_kind(NM, &ch) : -1;                                                   \
         int r = start_ull(c, kind, (ull)ch, up, start, end, incr, istart, iend);                           \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
@@ -229,9 +241,9 @@ int ag_gomp_loops_on(void)
 
 void ag_gomp_loop_setup(const struct ag_gomp_loop *L)
 {
-    struct ag_team_ctx *c = loop_ctx();
+    struct ag_team_ctx *c = ag_gomp_loop_ctx();
     int64_t ch = L->chunk;
-    const int kind = c && L->kind == AG_GOMP_LOOP_RUNTIME ? runtime_kind(L->nonmonotonic, &ch) : L->kind;
+    const int kind = c && L->kind == AG_GOMP_LOOP_RUNTIME ? ag_gomp_runtime_kind(L->nonmonotonic, &ch) : L->kind;
     if (!setup_long(c, kind, ch, L->start, L->end, L->incr))
         real_loop_start(L->start, L->end, L->incr, L->sched, L->chunk, NULL, NULL, NULL, NULL);
 }
@@ -242,10 +254,10 @@ void ag_gomp_loop_setup(const struct ag_gomp_loop *L)
 unsigned GOMP_sections_start(unsigned count)
 {
     AG_GOMP_FORWARD(GOMP_sections_start, count);
-    struct ag_team_ctx *c = loop_ctx();
+    struct ag_team_ctx *c = ag_gomp_loop_ctx();
     uint64_t first, end;
     if (c && begin(c, AG_LOOP_DYNAMIC, count, 1, 1, 1, (uint64_t)count + 1))
-        return next(&c->loop, &first, &end) ? (unsigned)first : 0;
+        return ag_gomp_loop_next(&c->loop, &first, &end) ? (unsigned)first : 0;
     static unsigned (*real)(unsigned);
     if (!real)
         *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_start");
@@ -258,7 +270,7 @@ unsigned GOMP_sections_next(void)
     struct ag_team_ctx *c = ag_gomp_loop_team();
     uint64_t first, end;
     if (c && c->loop.active)
-        return next(&c->loop, &first, &end) ? (unsigned)first : 0;
+        return ag_gomp_loop_next(&c->loop, &first, &end) ? (unsigned)first : 0;
     static unsigned (*real)(void);
     if (!real)
         *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, "GOMP_sections_next");

@@ -65,9 +65,9 @@ int ag_loop_runtime_kind(int kind, int chunk, int nonmonotonic, int auto_kind)
     }
 }
 
-int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
+static int begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st,
+                 int shared)
 {
-    int shared = kind == AG_LOOP_DYNAMIC || kind == AG_LOOP_GUIDED || kind == AG_LOOP_STEAL;
     if (shared && c->n >= 2 && !c->loops)
         return 0; /* the whole team lacks the state (same entry): the runtime for all of them */
     uint64_t ch = chunk < 1 ? 1 : (uint64_t)chunk;
@@ -92,6 +92,17 @@ int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk,
         wait_turn(c->loop.slot, g);
     }
     return 1;
+}
+
+int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
+{
+    int shared = kind == AG_LOOP_DYNAMIC || kind == AG_LOOP_GUIDED || kind == AG_LOOP_STEAL;
+    return begin(c, kind, trip, chunk, lb, st, shared);
+}
+
+int ag_loop_begin_shared(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st)
+{
+    return c->n >= 2 && begin(c, kind, trip, chunk, lb, st, 1);
 }
 
 /* Static chunks, libomp's splits and gcc's (the same): schedule(static), trip / n iterations per thread
@@ -223,16 +234,18 @@ int ag_loop_take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end)
     return 1;
 }
 
-/* The last of the n threads resets the instance's counters and ranges and hands the slot to instance
- * g + AG_LOOP_SLOTS. acq_rel: every thread's last access to them precedes its increment of `done`
+/* The last of the n threads resets the instance's counters and ranges, frees its extra state, and hands
+ * the slot to instance g + AG_LOOP_SLOTS. acq_rel: every thread's last access to them precedes its increment of `done`
  * (release), and the last finisher's increment reads them all (acquire), so its reset comes after every
  * access; its release store of `turn` pairs with wait_turn's acquire. */
 void ag_loop_finish(struct ag_loop_cur *l)
 {
     l->active = 0;
+    l->extra = NULL;
     struct ag_loop_slot *s = l->slot;
     if (!s || atomic_fetch_add_explicit(&s->done, 1, memory_order_acq_rel) + 1 < l->n)
         return;
+    free(atomic_exchange_explicit(&s->extra, NULL, memory_order_relaxed));
     atomic_store_explicit(&s->next, 0, memory_order_relaxed);
     atomic_store_explicit(&s->done, 0, memory_order_relaxed);
     if (l->kind == AG_LOOP_STEAL)

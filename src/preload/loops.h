@@ -23,6 +23,8 @@ struct ag_loop_slot {
     _Alignas(64) _Atomic uint64_t turn; /* the instance this slot serves now (initially its index) */
     _Atomic uint64_t next;              /* iterations handed out (may pass the trip count) */
     _Atomic unsigned done;              /* threads that found the instance exhausted */
+    _Atomic(void *) extra; /* the instance's state beyond its chunks (gomp_doacross.c's posts): made by
+                            * the first thread to need it, freed by the last finisher */
 };
 
 /* AG_LOOP_STEAL: one thread's chunks of a slot's instance, chunk indices [lo, hi) packed as
@@ -106,6 +108,7 @@ struct ag_loop_cur {
     int cas;                   /* hand out by compare-and-swap (guided, or fetch-and-add could wrap) */
     unsigned shares;           /* guided: a chunk is the unassigned iterations over this, rounded up; 2n
                                 * as libomp divides (ag_loop_begin), n as libgomp does (gomp_loop.c) */
+    void *extra;               /* the slot's `extra` once this thread has attached it; NULL after finish */
 };
 
 struct ag_team_ctx;
@@ -114,6 +117,10 @@ struct ag_team_ctx;
  * runtime must (a team without loop state: the same answer in every thread of the team). A kind that
  * needs state shared by the team takes the team's next instance number. */
 int ag_loop_begin(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st);
+/* The same for a loop whose threads share more than its chunks (a doacross loop's posts, whatever its
+ * kind): it takes the team's next instance even when static, so that c->loop.slot->extra is the
+ * instance's; 0 when the team has no loop state. */
+int ag_loop_begin_shared(struct ag_team_ctx *c, int kind, uint64_t trip, int64_t chunk, uint64_t lb, int64_t st);
 /* The next chunk [*first, *end) of iteration indices, or 0: the loop is exhausted for this thread, and
  * ag_loop_finish(l) must follow. */
 int ag_loop_take(struct ag_loop_cur *l, uint64_t *first, uint64_t *end);

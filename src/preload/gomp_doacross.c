@@ -1,0 +1,283 @@
+/* gomp_doacross.c — libgomp's doacross loops (`for ordered(n)` with `ordered depend(sink: ...)` and
+ * `ordered depend(source)`, OpenMP 5.0 §2.17.9; 5.2's doacross clause) in the teams gomp.c serves: the
+ * shim hands out their chunks (loops.c, as for dynamic loops) and keeps their posts itself.
+ *
+ * Why: libgomp's GOMP_doacross_wait polls without end, never yielding the CPU or sleeping. With more
+ * threads than CPUs a waiter keeps the CPU that the thread it waits for needs, until the scheduler's
+ * time slice ends: a 1,000-iteration wavefront took seconds at 4 threads on 2 CPUs (docs/results.md,
+ * thirty-third part), against milliseconds at 2.
+ *
+ * How: gcc numbers a doacross loop's iterations itself (index 0 .. counts[0]-1 of the workshared first
+ * dimension, then those of the ordered(n) inner dimensions), starts it with GOMP_loop_doacross_*_start
+ * and asks for further chunks with the plain GOMP_loop_*_next. Here the start begins a loop of the
+ * shim's that takes a team instance even when static (ag_loop_begin_shared), and the instance's extra
+ * state is one word per index of the first dimension: the position (flattened, plus one) of the last
+ * inner iteration posted for it, 0 before any. One thread runs all the inner iterations of a first index,
+ * in order, so the word only grows and has one writer; a sink (i, j...) is done once word i has passed
+ * j's position, whichever thread ran it and whatever the schedule. Waits spin for a while and then
+ * yield at every poll (at once in a team whose threads outnumber the CPUs), so a waiter gives the CPU
+ * back to the thread it waits for.
+ * Left to libgomp: loops outside a served team, GOMP_loop_doacross_start (gcc's generic entry, used with
+ * task reductions), more than AG_DX_MAX_INDICES first-dimension indices (a word each) or AG_DX_MAX_DIMS
+ * dimensions, inner dimensions whose product passes 2^63, everything ANDGATE_OMP_LOOPS=0 or
+ * OMP_CANCELLATION=true leave to it (gomp_loop.c). Such a loop's posts and waits find no loop of the
+ * shim's and go on to libgomp.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gomp.h"
+#include "now.h"
+#include "wait.h"
+
+#define AG_DX_MAX_DIMS 8
+#define AG_DX_MAX_INDICES (1u << 22) /* 32 MB of words */
+/* up to this many indices, a cache line each: the words of neighbouring indices are mostly posted by
+ * different threads (every chunk boundary; each index under schedule(static, 1)), and sharing a line
+ * made each post move it away from the waiter next door too (2 threads, a 600 x 600 wavefront of
+ * static chunks of 2 rows) */
+#define AG_DX_PADDED_INDICES (1u << 16) /* 4 MB */
+#define AG_DX_LINE_WORDS 8
+/* a waiter in a team that fits the CPUs polls this long before it yields at every poll */
+#define AG_DX_SPIN_NS 100000
+
+struct ag_doacross {
+    unsigned ndims, stride; /* the word of index i is posted[i * stride] */
+    int crowded;
+    uint64_t count[AG_DX_MAX_DIMS];
+    _Alignas(64) _Atomic uint64_t posted[]; /* count[0] * stride words */
+};
+
+typedef unsigned long long ull;
+
+/* The loop's shape as gcc passes it, or 0 when the shim cannot keep its posts (the same answer in every
+ * thread: they all see the same counts). */
+static int servable(unsigned ndims, const uint64_t *count)
+{
+    if (ndims < 1 || ndims > AG_DX_MAX_DIMS || count[0] > AG_DX_MAX_INDICES)
+        return 0;
+    uint64_t inner = 1;
+    for (unsigned d = 1; d < ndims; d++)
+        if (count[d] && inner > (UINT64_MAX / 2) / count[d])
+            return 0;
+        else
+            inner *= count[d] ? count[d] : 1;
+    return 1;
+}
+
+/* The instance's posts: made by the first thread of the team to begin it (the others free their copy),
+ * with every word 0; a thread out of memory tries again until another's copy or its own is in place.
+ * The acquire pairs with the installer's release: the zeroed words and the counts are visible. */
+static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const uint64_t *count, int crowded)
+{
+    void *x = atomic_load_explicit(&s->extra, memory_order_acquire);
+    while (!x) {
+        const unsigned stride = count[0] <= AG_DX_PADDED_INDICES ? AG_DX_LINE_WORDS : 1;
+        struct ag_doacross *d = aligned_alloc(64, (sizeof *d + count[0] * stride * sizeof d->posted[0] + 63) / 64 * 64);
+        if (!d) {
+            sched_yield();
+            x = atomic_load_explicit(&s->extra, memory_order_acquire);
+            continue;
+        }
+        memset(d, 0, sizeof *d + count[0] * stride * sizeof d->posted[0]);
+        d->ndims = ndims, d->stride = stride, d->crowded = crowded;
+        for (unsigned k = 0; k < ndims; k++)
+            d->count[k] = count[k];
+        if (atomic_compare_exchange_strong_explicit(&s->extra, &x, d, memory_order_acq_rel, memory_order_acquire))
+            x = d;
+        else
+            free(d);
+    }
+    return x;
+}
+
+/* Begin the doacross loop in the calling thread's served team and take its first chunk: true or false
+ * (none), or -1 when libgomp must run it. */
+static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk, uint64_t *istart,
+                 uint64_t *iend)
+{
+    struct ag_team_ctx *c = ag_gomp_loop_ctx();
+    if (!c || kind < 0 || !servable(ndims, count) || !ag_gomp_doacross_begin(c, kind, count[0], chunk ? chunk : 1))
+        return -1;
+    c->loop.extra = attach(c->loop.slot, ndims, count, c->loops->crowded);
+    return ag_gomp_loop_next(&c->loop, istart, iend);
+}
+
+/* The calling thread's doacross loop of the shim's, or NULL (the loop is libgomp's). */
+static struct ag_doacross *mine(void)
+{
+    struct ag_team_ctx *c = ag_gomp_loop_team();
+    return c ? c->loop.extra : NULL;
+}
+
+/* The position of the inner indices idx[1..] (count[d] each), plus one; 0 when one is out of range (a
+ * sink outside the iteration space, which OpenMP says to ignore). */
+static uint64_t position(const struct ag_doacross *d, const uint64_t *idx)
+{
+    uint64_t p = 0;
+    for (unsigned k = 1; k < d->ndims; k++) {
+        if (idx[k] >= d->count[k])
+            return 0;
+        p = p * d->count[k] + idx[k];
+    }
+    return p + 1;
+}
+
+/* depend(source) of iteration idx: its position in word idx[0]. The release pairs with the acquire of
+ * a waiter that sees it, so the iteration's writes before the post are visible to the sink's code. */
+static void post(struct ag_doacross *d, const uint64_t *idx)
+{
+    uint64_t p = position(d, idx);
+    if (idx[0] < d->count[0] && p)
+        atomic_store_explicit(&d->posted[idx[0] * d->stride], p, memory_order_release);
+}
+
+/* depend(sink: idx): until word idx[0] has reached idx's position (acquire: see post). */
+static void wait_for(struct ag_doacross *d, const uint64_t *idx)
+{
+    uint64_t p = position(d, idx);
+    if (idx[0] >= d->count[0] || !p)
+        return;
+    _Atomic uint64_t *w = &d->posted[idx[0] * d->stride];
+    if (atomic_load_explicit(w, memory_order_acquire) >= p)
+        return;
+    uint64_t since = 0;
+    for (unsigned k = 1; atomic_load_explicit(w, memory_order_acquire) < p; k++) {
+        if (d->crowded && k > 16) {
+            sched_yield();
+            continue;
+        }
+        ag_cpu_relax();
+        if (k % 64)
+            continue;
+        uint64_t now = ag_now_ns();
+        if (!since)
+            since = now;
+        else if (now - since > AG_DX_SPIN_NS)
+            sched_yield(); /* the thread that posts it may be waiting for this CPU */
+    }
+}
+
+/* libgomp's own fn, looked up once */
+#define REAL(fn)                                                                                           \
+    static __typeof__(&fn) real;                                                                           \
+    if (!real)                                                                                             \
+    *(void **)&real = ag_scope_sym(AG_SIDE_GOMP, #fn)
+
+/* GOMP_loop_{,ull_}doacross_*_start: the shim's loop, or libgomp's */
+#define START(sfx, T, KIND)                                                                                \
+    bool GOMP_loop_##sfx##_start(unsigned n, T *counts, T chunk, T *istart, T *iend)                       \
+    {                                                                                                      \
+        AG_GOMP_FORWARD(GOMP_loop_##sfx##_start, n, counts, chunk, istart, iend);                          \
+        int r = start(n, (const uint64_t *)counts, KIND, (uint64_t)chunk, (uint64_t *)istart,             \
+                      (uint64_t *)iend);                                                                   \
+        if (r >= 0)                                                                                        \
+            return r;                                                                                      \
+        REAL(GOMP_loop_##sfx##_start);                           \
+        return real(n, counts, chunk, istart, iend);                                                       \
+    }
+START(doacross_static, long, chunk > 0 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC)
+START(doacross_dynamic, long, AG_LOOP_DYNAMIC)
+START(doacross_guided, long, AG_LOOP_GUIDED)
+START(ull_doacross_static, ull, chunk > 0 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC)
+START(ull_doacross_dynamic, ull, AG_LOOP_DYNAMIC)
+START(ull_doacross_guided, ull, AG_LOOP_GUIDED)
+
+/* schedule(runtime): the run-sched-var's kind, in iteration order (doacross loops are monotonic) */
+static int runtime_start(unsigned n, const uint64_t *counts, uint64_t *istart, uint64_t *iend)
+{
+    int64_t chunk = 0;
+    const int kind = ag_gomp_loop_ctx() ? ag_gomp_runtime_kind(0, &chunk) : -1;
+    return start(n, counts, kind, chunk > 0 ? (uint64_t)chunk : 0, istart, iend);
+}
+
+#define RUNTIME(sfx, T)                                                                                    \
+    bool GOMP_loop_##sfx##_start(unsigned n, T *counts, T *istart, T *iend)                                \
+    {                                                                                                      \
+        AG_GOMP_FORWARD(GOMP_loop_##sfx##_start, n, counts, istart, iend);                                 \
+        int r = runtime_start(n, (const uint64_t *)counts, (uint64_t *)istart, (uint64_t *)iend);          \
+        if (r >= 0)                                                                                        \
+            return r;                                                                                      \
+        REAL(GOMP_loop_##sfx##_start);                              \
+        return real(n, counts, istart, iend);                                                              \
+    }
+RUNTIME(doacross_runtime, long)
+RUNTIME(ull_doacross_runtime, ull)
+
+/* A full fence: on x86-64 a locked instruction, which orders as mfence does for ordinary memory at a
+ * fraction of its cost (libgomp's __sync_synchronize is the same instruction). */
+static inline void full_fence(void)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("lock orq $0, (%%rsp)" ::: "memory", "cc");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* The calling thread's team has one thread (not ours, then): nobody else runs an iteration, every sink
+ * of the loop ran before (or is outside the loop), and a post has nobody to tell. Libgomp keeps no state
+ * for such a loop either and only fences; the shim fences without the call. */
+static int alone(void)
+{
+    static int (*num_threads)(void);
+    if (!num_threads)
+        *(void **)&num_threads = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_num_threads");
+    return num_threads && num_threads() == 1;
+}
+
+/* GOMP_doacross_{,ull_}post(counts): the iteration's indices, one per dimension */
+#define POST(sfx, T)                                                                                       \
+    void GOMP_doacross_##sfx(T *counts)                                                                    \
+    {                                                                                                      \
+        AG_GOMP_FORWARD_VOID(GOMP_doacross_##sfx, counts);                                                 \
+        struct ag_doacross *d = mine();                                                                    \
+        if (d) {                                                                                           \
+            post(d, (const uint64_t *)counts);                                                             \
+            return;                                                                                        \
+        }                                                                                                  \
+        if (alone()) {                                                                                     \
+            full_fence();                                                                                  \
+            return;                                                                                        \
+        }                                                                                                  \
+        REAL(GOMP_doacross_##sfx);                                                                         \
+        real(counts);                                                                                      \
+    }
+POST(post, long)
+POST(ull_post, ull)
+
+/* GOMP_doacross_{,ull_}wait(first, ...): the sink's indices, as many as the loop has dimensions. The
+ * first six are integer registers (SysV x86-64, variadic or not), named here so that the common loop
+ * of up to six dimensions reads no variadic area. For a loop of libgomp's (or a foreign runtime's) the
+ * shim does not know how many there are: it passes on AG_DX_MAX_DIMS, of which the callee reads its
+ * own number (the unused ones registers or words of the caller's frame). */
+#define WAIT(sfx, T)                                                                                       \
+    void GOMP_doacross_##sfx(T first, T a1, T a2, T a3, T a4, T a5, ...)                                  \
+    {                                                                                                      \
+        T v[AG_DX_MAX_DIMS] = { first, a1, a2, a3, a4, a5 };                                               \
+        struct ag_doacross *d = mine();                                                                    \
+        if (d && d->ndims <= 6) {                                                                          \
+            wait_for(d, (const uint64_t *)v);                                                              \
+            return;                                                                                        \
+        }                                                                                                  \
+        if (!d && alone()) {                                                                               \
+            full_fence();                                                                                  \
+            return;                                                                                        \
+        }                                                                                                  \
+        va_list ap;                                                                                        \
+        va_start(ap, a5);                                                                                  \
+        v[6] = va_arg(ap, T), v[7] = va_arg(ap, T);                                                        \
+        va_end(ap);                                                                                        \
+        if (d) {                                                                                           \
+            wait_for(d, (const uint64_t *)v);                                                              \
+            return;                                                                                        \
+        }                                                                                                  \
+        AG_GOMP_FORWARD_VOID(GOMP_doacross_##sfx, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);        \
+        REAL(GOMP_doacross_##sfx);                                                                         \
+        real(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);                                              \
+    }
+WAIT(wait, long)
+WAIT(ull_wait, ull)
