@@ -59,12 +59,12 @@ static int servable(unsigned ndims, const uint64_t *count)
 {
     if (ndims < 1 || ndims > AG_DX_MAX_DIMS || count[0] > AG_DX_MAX_INDICES)
         return 0;
-    uint64_t inner = 1;
-    for (unsigned d = 1; d < ndims; d++)
-        if (count[d] && inner > (UINT64_MAX / 2) / count[d])
+    uint64_t inner = 1; /* a count of 0: no iteration, so no post or wait */
+    for (unsigned d = 1; d < ndims && count[d]; d++) {
+        if (inner > (UINT64_MAX / 2) / count[d])
             return 0;
-        else
-            inner *= count[d] ? count[d] : 1;
+        inner *= count[d];
+    }
     return 1;
 }
 
@@ -76,17 +76,19 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
     void *x = atomic_load_explicit(&s->extra, memory_order_acquire);
     while (!x) {
         const unsigned stride = count[0] <= AG_DX_PADDED_INDICES ? AG_DX_LINE_WORDS : 1;
-        struct ag_doacross *d = aligned_alloc(64, (sizeof *d + count[0] * stride * sizeof d->posted[0] + 63) / 64 * 64);
+        const size_t bytes = (sizeof(struct ag_doacross) + count[0] * stride * sizeof(uint64_t) + 63) / 64 * 64;
+        struct ag_doacross *d = aligned_alloc(64, bytes);
         if (!d) {
             sched_yield();
             x = atomic_load_explicit(&s->extra, memory_order_acquire);
             continue;
         }
-        memset(d, 0, sizeof *d + count[0] * stride * sizeof d->posted[0]);
+        memset(d, 0, bytes);
         d->ndims = ndims, d->stride = stride, d->crowded = crowded;
         for (unsigned k = 0; k < ndims; k++)
             d->count[k] = count[k];
-        if (atomic_compare_exchange_strong_explicit(&s->extra, &x, d, memory_order_acq_rel, memory_order_acquire))
+        if (atomic_compare_exchange_strong_explicit(&s->extra, &x, d, memory_order_acq_rel,
+                                                    memory_order_acquire))
             x = d;
         else
             free(d);
@@ -100,7 +102,8 @@ static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk
                  uint64_t *iend)
 {
     struct ag_team_ctx *c = ag_gomp_loop_ctx();
-    if (!c || kind < 0 || !servable(ndims, count) || !ag_gomp_doacross_begin(c, kind, count[0], chunk ? chunk : 1))
+    if (!c || kind < 0 || !servable(ndims, count) ||
+        !ag_gomp_doacross_begin(c, kind, count[0], chunk ? chunk : 1))
         return -1;
     c->loop.extra = attach(c->loop.slot, ndims, count, c->loops->crowded);
     return ag_gomp_loop_next(&c->loop, istart, iend);
@@ -172,11 +175,11 @@ static void wait_for(struct ag_doacross *d, const uint64_t *idx)
     bool GOMP_loop_##sfx##_start(unsigned n, T *counts, T chunk, T *istart, T *iend)                       \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_##sfx##_start, n, counts, chunk, istart, iend);                          \
-        int r = start(n, (const uint64_t *)counts, KIND, (uint64_t)chunk, (uint64_t *)istart,             \
+        int r = start(n, (const uint64_t *)counts, KIND, (uint64_t)chunk, (uint64_t *)istart,              \
                       (uint64_t *)iend);                                                                   \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
-        REAL(GOMP_loop_##sfx##_start);                           \
+        REAL(GOMP_loop_##sfx##_start);                                                                     \
         return real(n, counts, chunk, istart, iend);                                                       \
     }
 START(doacross_static, long, chunk > 0 ? AG_LOOP_STATIC_CHUNKED : AG_LOOP_STATIC)
@@ -201,7 +204,7 @@ static int runtime_start(unsigned n, const uint64_t *counts, uint64_t *istart, u
         int r = runtime_start(n, (const uint64_t *)counts, (uint64_t *)istart, (uint64_t *)iend);          \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
-        REAL(GOMP_loop_##sfx##_start);                              \
+        REAL(GOMP_loop_##sfx##_start);                                                                     \
         return real(n, counts, istart, iend);                                                              \
     }
 RUNTIME(doacross_runtime, long)
@@ -255,27 +258,25 @@ POST(ull_post, ull)
  * shim does not know how many there are: it passes on AG_DX_MAX_DIMS, of which the callee reads its
  * own number (the unused ones registers or words of the caller's frame). */
 #define WAIT(sfx, T)                                                                                       \
-    void GOMP_doacross_##sfx(T first, T a1, T a2, T a3, T a4, T a5, ...)                                  \
+    void GOMP_doacross_##sfx(T first, T a1, T a2, T a3, T a4, T a5, ...)                                   \
     {                                                                                                      \
         T v[AG_DX_MAX_DIMS] = { first, a1, a2, a3, a4, a5 };                                               \
         struct ag_doacross *d = mine();                                                                    \
-        if (d && d->ndims <= 6) {                                                                          \
-            wait_for(d, (const uint64_t *)v);                                                              \
-            return;                                                                                        \
-        }                                                                                                  \
         if (!d && alone()) {                                                                               \
             full_fence();                                                                                  \
             return;                                                                                        \
         }                                                                                                  \
-        va_list ap;                                                                                        \
-        va_start(ap, a5);                                                                                  \
-        v[6] = va_arg(ap, T), v[7] = va_arg(ap, T);                                                        \
-        va_end(ap);                                                                                        \
+        if (!d || d->ndims > 6) {                                                                          \
+            va_list ap;                                                                                    \
+            va_start(ap, a5);                                                                              \
+            v[6] = va_arg(ap, T), v[7] = va_arg(ap, T);                                                    \
+            va_end(ap);                                                                                    \
+        }                                                                                                  \
         if (d) {                                                                                           \
             wait_for(d, (const uint64_t *)v);                                                              \
             return;                                                                                        \
         }                                                                                                  \
-        AG_GOMP_FORWARD_VOID(GOMP_doacross_##sfx, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);        \
+        AG_GOMP_FORWARD_VOID(GOMP_doacross_##sfx, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);         \
         REAL(GOMP_doacross_##sfx);                                                                         \
         real(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);                                              \
     }

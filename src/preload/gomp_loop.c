@@ -62,7 +62,9 @@ struct ag_team_ctx *ag_gomp_loop_ctx(void)
 static int begin_loop(struct ag_team_ctx *c, int kind, uint64_t trip, uint64_t chunk, uint64_t lb, int64_t st,
                       uint64_t end, int shared)
 {
-    if (chunk > INT64_MAX || !(shared ? ag_loop_begin_shared : ag_loop_begin)(c, kind, trip, (int64_t)chunk, lb, st))
+    int (*loop_begin)(struct ag_team_ctx *, int, uint64_t, int64_t, uint64_t, int64_t) =
+        shared ? ag_loop_begin_shared : ag_loop_begin;
+    if (chunk > INT64_MAX || !loop_begin(c, kind, trip, (int64_t)chunk, lb, st))
         return 0;
     c->loop.ours = 1, c->loop.hi = end;
     c->loop.shares = c->loop.n; /* guided chunks as libgomp cuts them: the unassigned iterations over n */
@@ -160,10 +162,10 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
 #define NEXT(sfx, T)                                                                                       \
     bool GOMP_loop_##sfx##_next(T *istart, T *iend)                                                        \
     {                                                                                                      \
-        AG_GOMP_FORWARD(GOMP_loop_##sfx##_next, istart, iend);                                           \
+        AG_GOMP_FORWARD(GOMP_loop_##sfx##_next, istart, iend);                                             \
         struct ag_team_ctx *c = ag_gomp_loop_team();                                                       \
         if (c && c->loop.active)                                                                           \
-            return ag_gomp_loop_next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                                   \
+            return ag_gomp_loop_next(&c->loop, (uint64_t *)istart, (uint64_t *)iend);                      \
         REAL("GOMP_loop_" #sfx "_next", T *, T *);                                                         \
         return real(istart, iend);                                                                         \
     }
@@ -172,10 +174,10 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
     bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart, long *iend)   \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_##name##_start, start, end, incr, chunk, istart, iend);                  \
-        int r = start_long(ag_gomp_loop_ctx(), KIND, chunk, start, end, incr, istart, iend);                       \
+        int r = start_long(ag_gomp_loop_ctx(), KIND, chunk, start, end, incr, istart, iend);               \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
-        REAL("GOMP_loop_" #name "_start", long, long, long, long, long *, long *);                        \
+        REAL("GOMP_loop_" #name "_start", long, long, long, long, long *, long *);                         \
         return real(start, end, incr, chunk, istart, iend);                                                \
     }                                                                                                      \
     NEXT(name, long)                                                                                       \
@@ -183,10 +185,10 @@ static int start_ull(struct ag_team_ctx *c, int kind, ull chunk, bool up, ull st
                                       ull *iend)                                                           \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_ull_##name##_start, up, start, end, incr, chunk, istart, iend);          \
-        int r = start_ull(ag_gomp_loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);                    \
+        int r = start_ull(ag_gomp_loop_ctx(), KIND, chunk, up, start, end, incr, istart, iend);            \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
-        REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull, ull *, ull *);                    \
+        REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull, ull *, ull *);                     \
         return real(up, start, end, incr, chunk, istart, iend);                                            \
     }                                                                                                      \
     NEXT(ull_##name, ull)
@@ -202,26 +204,26 @@ CHUNKED(nonmonotonic_guided, AG_LOOP_GUIDED)
     bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend)               \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_##name##_start, start, end, incr, istart, iend);                         \
-        struct ag_team_ctx *c = ag_gomp_loop_ctx();                                                                \
+        struct ag_team_ctx *c = ag_gomp_loop_ctx();                                                        \
         int64_t ch = 0;                                                                                    \
-        const int kind = c ? ag_gomp_runtime_kind(NM, &ch) : -1; /* before ch is read */                           \
+        const int kind = c ? ag_gomp_runtime_kind(NM, &ch) : -1; /* before ch is read */                   \
         int r = start_long(c, kind, ch, start, end, incr, istart, iend);                                   \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
-        REAL("GOMP_loop_" #name "_start", long, long, long, long *, long *);                              \
+        REAL("GOMP_loop_" #name "_start", long, long, long, long *, long *);                               \
         return real(start, end, incr, istart, iend);                                                       \
     }                                                                                                      \
     NEXT(name, long)                                                                                       \
     bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull *istart, ull *iend)       \
     {                                                                                                      \
         AG_GOMP_FORWARD(GOMP_loop_ull_##name##_start, up, start, end, incr, istart, iend);                 \
-        struct ag_team_ctx *c = ag_gomp_loop_ctx();                                                                \
+        struct ag_team_ctx *c = ag_gomp_loop_ctx();                                                        \
         int64_t ch = 0;                                                                                    \
-        const int kind = c ? ag_gomp_runtime_kind(NM, &ch) : -1;                                                   \
+        const int kind = c ? ag_gomp_runtime_kind(NM, &ch) : -1;                                           \
         int r = start_ull(c, kind, (ull)ch, up, start, end, incr, istart, iend);                           \
         if (r >= 0)                                                                                        \
             return r;                                                                                      \
-        REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull *, ull *);                         \
+        REAL("GOMP_loop_ull_" #name "_start", bool, ull, ull, ull, ull *, ull *);                          \
         return real(up, start, end, incr, istart, iend);                                                   \
     }                                                                                                      \
     NEXT(ull_##name, ull)
@@ -243,7 +245,8 @@ void ag_gomp_loop_setup(const struct ag_gomp_loop *L)
 {
     struct ag_team_ctx *c = ag_gomp_loop_ctx();
     int64_t ch = L->chunk;
-    const int kind = c && L->kind == AG_GOMP_LOOP_RUNTIME ? ag_gomp_runtime_kind(L->nonmonotonic, &ch) : L->kind;
+    const int kind =
+        c && L->kind == AG_GOMP_LOOP_RUNTIME ? ag_gomp_runtime_kind(L->nonmonotonic, &ch) : L->kind;
     if (!setup_long(c, kind, ch, L->start, L->end, L->incr))
         real_loop_start(L->start, L->end, L->incr, L->sched, L->chunk, NULL, NULL, NULL, NULL);
 }
