@@ -43,7 +43,8 @@ static void (*real_sections_end)(void), (*real_sections_end_nowait)(void);
 static void (*real_parallel)(fn_t, void *, unsigned, unsigned);
 static void *(*real_copy_start)(void);
 static void (*real_copy_end)(void *);
-static int (*omp_threads)(void), (*omp_thread)(void), (*omp_level)(void);
+static int (*omp_threads)(void), (*omp_thread)(void);
+int (*ag_gomp_omp_level)(void);
 struct ag_once ag_gomp_once = AG_ONCE_INIT;
 static int enabled;
 static const char *runtime; /* whose GOMP_* entry points (gomp_runtime): the teams' wait policy */
@@ -82,12 +83,12 @@ static void resolve(void)
     *(void **)&real_copy_end = REAL("GOMP_single_copy_end");
     *(void **)&omp_threads = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_num_threads");
     *(void **)&omp_thread = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_thread_num");
-    *(void **)&omp_level = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_level");
+    *(void **)&ag_gomp_omp_level = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_level");
     ag_gomp_task_resolve();
     enabled = ag_preload_env()->enabled && ag_preload_env()->gomp && real_barrier && real_loop_end &&
               real_copy_start && real_copy_end &&
               real_loop_end_nowait && real_sections_end && real_sections_end_nowait && omp_threads && omp_thread &&
-              omp_level;
+              ag_gomp_omp_level;
     runtime = gomp_runtime();
     if (!runtime) /* no GOMP_parallel (a libgomp before GCC 4.9): its barriers are still libgomp's */
         runtime = "libgomp";
@@ -148,7 +149,7 @@ static const struct ag_team_region *region_begin(fn_t fn, void *data)
     ag_once(&ag_gomp_once, resolve);
     if (!enabled)
         return NULL;
-    int level = omp_level() + 1;
+    int level = ag_gomp_omp_level() + 1;
     /* A thread still inside a region of the shim's at this level or deeper runs a `target` region on the
      * host (libgomp's fallback starts the nesting afresh, at level 0, in a task or implicit task of that
      * region): the set this thread would start at `level` may be that region's own, busy (libgomp's
@@ -238,7 +239,7 @@ static struct ag_team_ctx *resolved(struct ag_team_ctx *c)
 static inline struct ag_team_ctx *served(void)
 {
     struct ag_team_ctx *c = ag_gomp_cur;
-    if (!c || c->level != omp_level())
+    if (!c || c->level != ag_gomp_omp_level())
         return NULL;
     return resolved(c)->bar ? c : NULL;
 }
@@ -246,12 +247,6 @@ static inline struct ag_team_ctx *served(void)
 struct ag_team_ctx *ag_gomp_team(void)
 {
     return served();
-}
-
-struct ag_team_ctx *ag_gomp_loop_team(void)
-{
-    struct ag_team_ctx *c = ag_gomp_cur;
-    return c && c->resolved && c->loop.ours && c->level == omp_level() ? c : NULL;
 }
 
 void GOMP_barrier(void)

@@ -34,7 +34,12 @@ struct ag_team_ctx *ag_gomp_team(void);
  * set); else NULL, looking nothing up: the shim's loops begin only in resolved contexts, so a region whose
  * loops and sections are libgomp's (combined sections, ordered loops) pays nothing in their _next and
  * nowait ends. */
-struct ag_team_ctx *ag_gomp_loop_team(void);
+extern int (*ag_gomp_omp_level)(void); /* libgomp's omp_get_level, looked up by ag_gomp_resolve */
+static inline struct ag_team_ctx *ag_gomp_loop_team(void)
+{
+    struct ag_team_ctx *c = ag_gomp_cur;
+    return c && c->resolved && c->loop.ours && c->level == ag_gomp_omp_level() ? c : NULL;
+}
 
 /* A combined `parallel for` with a dynamic, guided or runtime schedule (GOMP_parallel_loop_*) as its master
  * called it: the AG_LOOP_* kind (AG_GOMP_LOOP_RUNTIME: the run-sched-var's, with `nonmonotonic` as the

@@ -109,10 +109,16 @@ static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk
     return ag_gomp_loop_next(&c->loop, istart, iend);
 }
 
-/* The calling thread's doacross loop of the shim's, or NULL (the loop is libgomp's). */
-static struct ag_doacross *mine(void)
+/* The calling thread's doacross loop of the shim's, or NULL (the loop is libgomp's). A thread whose loop
+ * is not the shim's (a team of one, a loop left to libgomp) is told so by one thread-local load and goes
+ * on to libgomp at once; otherwise the level is checked too (ag_gomp_loop_team): the context may be that
+ * of an enclosing team, this loop in a region libgomp entered without the shim. */
+static inline __attribute__((always_inline)) struct ag_doacross *mine(void)
 {
-    struct ag_team_ctx *c = ag_gomp_loop_team();
+    struct ag_team_ctx *c = ag_gomp_cur;
+    if (!c || !c->resolved || !c->loop.extra) /* NULL but while its doacross loop of the shim's runs */
+        return NULL;
+    c = ag_gomp_loop_team();
     return c ? c->loop.extra : NULL;
 }
 
@@ -210,28 +216,6 @@ static int runtime_start(unsigned n, const uint64_t *counts, uint64_t *istart, u
 RUNTIME(doacross_runtime, long)
 RUNTIME(ull_doacross_runtime, ull)
 
-/* A full fence: on x86-64 a locked instruction, which orders as mfence does for ordinary memory at a
- * fraction of its cost (libgomp's __sync_synchronize is the same instruction). */
-static inline void full_fence(void)
-{
-#if defined(__x86_64__)
-    __asm__ volatile("lock orq $0, (%%rsp)" ::: "memory", "cc");
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-}
-
-/* The calling thread's team has one thread (not ours, then): nobody else runs an iteration, every sink
- * of the loop ran before (or is outside the loop), and a post has nobody to tell. Libgomp keeps no state
- * for such a loop either and only fences; the shim fences without the call. */
-static int alone(void)
-{
-    static int (*num_threads)(void);
-    if (!num_threads)
-        *(void **)&num_threads = ag_scope_runtime_sym(AG_SIDE_GOMP, "omp_get_num_threads");
-    return num_threads && num_threads() == 1;
-}
-
 /* GOMP_doacross_{,ull_}post(counts): the iteration's indices, one per dimension */
 #define POST(sfx, T)                                                                                       \
     void GOMP_doacross_##sfx(T *counts)                                                                    \
@@ -240,10 +224,6 @@ static int alone(void)
         struct ag_doacross *d = mine();                                                                    \
         if (d) {                                                                                           \
             post(d, (const uint64_t *)counts);                                                             \
-            return;                                                                                        \
-        }                                                                                                  \
-        if (alone()) {                                                                                     \
-            full_fence();                                                                                  \
             return;                                                                                        \
         }                                                                                                  \
         REAL(GOMP_doacross_##sfx);                                                                         \
@@ -262,10 +242,6 @@ POST(ull_post, ull)
     {                                                                                                      \
         T v[AG_DX_MAX_DIMS] = { first, a1, a2, a3, a4, a5 };                                               \
         struct ag_doacross *d = mine();                                                                    \
-        if (!d && alone()) {                                                                               \
-            full_fence();                                                                                  \
-            return;                                                                                        \
-        }                                                                                                  \
         if (!d || d->ndims > 6) {                                                                          \
             va_list ap;                                                                                    \
             va_start(ap, a5);                                                                              \

@@ -106,7 +106,7 @@ static inline void ag_team_enter(struct ag_team_ctx *ctx, struct ag_team_set *s,
 {
     ctx->set = s, ctx->level = level, ctx->n = n, ctx->tid = tid;
     ctx->resolved = 0, ctx->episodes = 0, ctx->tasking = 0, ctx->noted = 0, ctx->copy_end = 0;
-    ctx->loop.active = 0, ctx->loop.ours = 0;
+    ctx->loop.active = 0, ctx->loop.ours = 0, ctx->loop.extra = NULL;
 }
 
 /* Look up what serves the team of an entered context (once per region; `runtime` names it in

@@ -1,0 +1,238 @@
+/* omp_semantics_doacross.c — the doacross case of the OpenMP semantics test (omp_semantics.c's head
+ * comment says how cases are run and judged): loops `for ordered(n)` with `ordered depend(sink: ...)` and
+ * `ordered depend(source)` (OpenMP 5.0 §2.17.9), which libandgate-preload.so hands out and keeps the
+ * posts of in libgomp's served teams (src/preload/gomp_doacross.c) and leaves to libomp.
+ *
+ * Every iteration waits for its sinks, then checks that each sink inside the iteration space has already
+ * run (its flag, set before its source), reads the sinks' values (plain memory: the source's release and
+ * the sink's acquire make them visible), and writes its own. The values form recurrences whose results are
+ * computed again sequentially and compared: a sink let through early reads an unwritten or stale value.
+ * Loops: one dimension under every schedule, a decreasing one (gcc passes the logical iteration numbers),
+ * an unsigned long long one, a 2-D wavefront whose third sink leaves the space at the last column (to be
+ * ignored), a 3-D one with collapse(2), and a 7-D one (more sink indices than integer registers). Random
+ * work between the steps varies who waits for whom; every iteration runs exactly once. */
+#include <string.h>
+
+#include "omp_semantics.h"
+
+enum { N1 = 48, DI = 10, DJ = 9, TI = 4, TJ = 3, TK = 5, SEVEN = 3 * 64, DXR = 3, P = 1000003 };
+
+static atomic_int ran[SEVEN];   /* per iteration of the loop in progress: runs this round */
+static atomic_int posted[SEVEN]; /* per iteration: the round whose source it has reached */
+static long v[SEVEN], want[SEVEN];
+
+/* iteration k's sink s (of this round r) has run: its flag, set before its source */
+static void sink_done(int k, int s, int r, const char *what)
+{
+    int p = LD(posted[s]);
+    if (p != r)
+        fail("%s, round %d: iteration %d passed its sink %d, which had not posted (its round %d)", what, r, k, s,
+             p);
+}
+
+/* iteration k's end: its value, its run counted, its flag (before the source that follows) */
+static void post_at(int k, long x, int r)
+{
+    v[k] = x % P;
+    atomic_fetch_add(&ran[k], 1);
+    atomic_store(&posted[k], r);
+}
+
+static void begin(int n)
+{
+    for (int k = 0; k < n; k++)
+        atomic_store(&ran[k], 0), atomic_store(&posted[k], -1), v[k] = -1;
+}
+
+/* after the loop: every iteration once, every value the sequential one */
+static void compare(int n, const char *what, int r)
+{
+    expect_count(ran, n, 1, what);
+    for (int k = 0; k < n; k++)
+        if (v[k] != want[k])
+            fail("%s, round %d: item %d is %ld, not %ld as run in order", what, r, k, v[k], want[k]);
+}
+
+/* a one-dimensional recurrence: x[i] = 3 x[i-1] + i + r (mod P) */
+static void want_1d(int r)
+{
+    for (int i = 0; i < N1; i++)
+        want[i] = ((i ? 3 * want[i - 1] : 7) + i + r) % P;
+}
+
+#define BODY_1D(i, r, what)                                                                                \
+    do {                                                                                                   \
+        busy((i) * 5 + (r));                                                                               \
+        PRAGMA(omp ordered depend(sink : i - 1))                                                           \
+        if (i)                                                                                             \
+            sink_done(i, i - 1, r, what);                                                                  \
+        post_at(i, (i ? 3 * v[i - 1] : 7) + i + r, r);                                                     \
+        PRAGMA(omp ordered depend(source))                                                                 \
+    } while (0)
+
+#define LOOP_1D(r, what, ...)                                                                              \
+    do {                                                                                                   \
+        PRAGMA(omp single) begin(N1);                                                                      \
+        PRAGMA(omp for ordered(1) __VA_ARGS__)                                                             \
+        for (int i = 0; i < N1; i++)                                                                       \
+            BODY_1D(i, r, what);                                                                           \
+        PRAGMA(omp single) compare(N1, what, r);                                                           \
+    } while (0)
+
+static void loops_1d(int r)
+{
+    LOOP_1D(r, "static doacross loop", schedule(static));
+    LOOP_1D(r, "static,1 doacross loop", schedule(static, 1));
+    LOOP_1D(r, "static,5 doacross loop", schedule(static, 5));
+    LOOP_1D(r, "dynamic doacross loop", schedule(dynamic, 3));
+    LOOP_1D(r, "guided doacross loop", schedule(guided));
+    LOOP_1D(r, "runtime doacross loop", schedule(runtime));
+    PRAGMA(omp single) begin(N1);
+    PRAGMA(omp for ordered(1) schedule(dynamic))
+    for (int i = N1 - 1; i >= 0; i--) { /* the same recurrence, run from the top: item N1-1-i */
+        int k = N1 - 1 - i;
+        busy(k * 3 + r);
+        PRAGMA(omp ordered depend(sink : i + 1))
+        if (k)
+            sink_done(k, k - 1, r, "decreasing doacross loop");
+        post_at(k, (k ? 3 * v[k - 1] : 7) + k + r, r);
+        PRAGMA(omp ordered depend(source))
+    }
+    PRAGMA(omp single) compare(N1, "decreasing doacross loop", r);
+    PRAGMA(omp single) begin(N1);
+    PRAGMA(omp for ordered(1) schedule(guided, 2))
+    for (unsigned long long u = 1; u <= N1; u++) { /* from 1: u - 1 does not wrap (gcc then waits for it) */
+        int i = (int)u - 1;
+        busy(i * 7 + r);
+        PRAGMA(omp ordered depend(sink : u - 1))
+        if (i)
+            sink_done(i, i - 1, r, "unsigned long long doacross loop");
+        post_at(i, (i ? 3 * v[i - 1] : 7) + i + r, r);
+        PRAGMA(omp ordered depend(source))
+    }
+    PRAGMA(omp single) compare(N1, "unsigned long long doacross loop", r);
+}
+
+/* a wavefront: w[i][j] = w[i-1][j] + w[i][j-1] + w[i-1][j+1] + r (mod P), 0 outside the grid. The third
+ * sink is past the grid in the last column, a sink OpenMP says to ignore; clang 14's libomp waits for it
+ * forever instead (a loop with that sink alone hangs at 2 threads without the shim), so under clang the
+ * wavefront has the first two sinks and terms only. */
+#ifdef __clang__
+#define WAVE_SINK3
+#define DIAG 0
+#else
+#define WAVE_SINK3 depend(sink : i - 1, j + 1)
+#define DIAG 1
+#endif
+#define W(i, j) ((i) >= 0 && (j) >= 0 && (j) < DJ ? v[(i) * DJ + (j)] : 0)
+#define WW(i, j) ((i) >= 0 && (j) >= 0 && (j) < DJ ? want[(i) * DJ + (j)] : 0)
+static void want_2d(int r)
+{
+    for (int i = 0; i < DI; i++)
+        for (int j = 0; j < DJ; j++)
+            want[i * DJ + j] = (WW(i - 1, j) + WW(i, j - 1) + DIAG * WW(i - 1, j + 1) + r + 1) % P;
+}
+
+static void wavefront(int r, const char *what, int dynamic)
+{
+    PRAGMA(omp single) begin(DI * DJ);
+#define WAVE_LOOP(...)                                                                                     \
+    PRAGMA(omp for ordered(2) __VA_ARGS__)                                                                 \
+    for (int i = 0; i < DI; i++)                                                                           \
+        for (int j = 0; j < DJ; j++) {                                                                     \
+            busy(i * 11 + j + r);                                                                          \
+            PRAGMA(omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1) WAVE_SINK3)                 \
+            if (i)                                                                                         \
+                sink_done(i * DJ + j, (i - 1) * DJ + j, r, what);                                          \
+            if (j)                                                                                         \
+                sink_done(i * DJ + j, i * DJ + j - 1, r, what);                                            \
+            post_at(i * DJ + j, W(i - 1, j) + W(i, j - 1) + DIAG * W(i - 1, j + 1) + r + 1, r);            \
+            PRAGMA(omp ordered depend(source))                                                             \
+        }
+    if (dynamic) {
+        WAVE_LOOP(schedule(dynamic))
+    } else {
+        WAVE_LOOP(schedule(static, 1))
+    }
+#undef WAVE_LOOP
+    PRAGMA(omp single) compare(DI * DJ, what, r);
+}
+
+/* three dimensions, the outer two workshared together: x[i][j][k] = x[i-1][j][k] + x[i][j-1][k] +
+ * x[i][j][k-1] + r + 1 */
+#define X(i, j, k, a) ((i) >= 0 && (j) >= 0 && (k) >= 0 ? a[((i) * TJ + (j)) * TK + (k)] : 0)
+static void want_3d(int r)
+{
+    for (int i = 0; i < TI; i++)
+        for (int j = 0; j < TJ; j++)
+            for (int k = 0; k < TK; k++)
+                want[(i * TJ + j) * TK + k] = (X(i - 1, j, k, want) + X(i, j - 1, k, want) +
+                                               X(i, j, k - 1, want) + r + 1) % P;
+}
+
+static void cube(int r)
+{
+    PRAGMA(omp single) begin(TI * TJ * TK);
+    PRAGMA(omp for ordered(3) collapse(2) schedule(dynamic))
+    for (int i = 0; i < TI; i++)
+        for (int j = 0; j < TJ; j++)
+            for (int k = 0; k < TK; k++) {
+                const int at = (i * TJ + j) * TK + k;
+                busy(i + j * 3 + k * 5 + r);
+                PRAGMA(omp ordered depend(sink : i - 1, j, k) depend(sink : i, j - 1, k) depend(sink : i, j, k - 1))
+                if (i)
+                    sink_done(at, at - TJ * TK, r, "collapse(2) ordered(3) doacross loop");
+                if (j)
+                    sink_done(at, at - TK, r, "collapse(2) ordered(3) doacross loop");
+                post_at(at, X(i - 1, j, k, v) + X(i, j - 1, k, v) + X(i, j, k - 1, v) + r + 1, r);
+                PRAGMA(omp ordered depend(source))
+            }
+    PRAGMA(omp single) compare(TI * TJ * TK, "collapse(2) ordered(3) doacross loop", r);
+}
+
+/* seven dimensions (3 x 2^6 iterations, k their position in order): x_k = 2 x_{k'} + x_{k-1} + 1 where k'
+ * is the same inner indices one outer index before (0 outside) */
+static void seven(int r)
+{
+    PRAGMA(omp single)
+    {
+        begin(SEVEN);
+        for (int k = 0; k < SEVEN; k++)
+            want[k] = (2 * (k >= 64 ? want[k - 64] : 0) + (k & 63 ? want[k - 1] : 0) + 1) % P;
+    }
+    PRAGMA(omp for ordered(7) schedule(static, 1))
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++)
+            for (int c = 0; c < 2; c++)
+                for (int d = 0; d < 2; d++)
+                    for (int e = 0; e < 2; e++)
+                        for (int f = 0; f < 2; f++)
+                            for (int g = 0; g < 2; g++) {
+                                const int k = a * 64 + b * 32 + c * 16 + d * 8 + e * 4 + f * 2 + g;
+                                busy(k + r);
+                                PRAGMA(omp ordered depend(sink : a - 1, b, c, d, e, f, g))
+                                if (a)
+                                    sink_done(k, k - 64, r, "ordered(7) doacross loop");
+                                post_at(k, 2 * (a ? v[k - 64] : 0) + (k & 63 ? v[k - 1] : 0) + 1, r);
+                                PRAGMA(omp ordered depend(source))
+                            }
+    PRAGMA(omp single) compare(SEVEN, "ordered(7) doacross loop", r);
+}
+
+int case_doacross(void)
+{
+    omp_set_schedule(omp_sched_dynamic, 2);
+    PRAGMA(omp parallel)
+    for (int r = 0; r < DXR; r++) {
+        PRAGMA(omp single) want_1d(r);
+        loops_1d(r);
+        PRAGMA(omp single) want_2d(r);
+        wavefront(r, "static,1 wavefront", 0);
+        wavefront(r, "dynamic wavefront", 1);
+        PRAGMA(omp single) want_3d(r);
+        cube(r);
+        seven(r);
+    }
+    return report("doacross", "rounds %d loops 12 iterations %d..%d each once, in dependence order", DXR, N1,
+                  SEVEN);
+}
