@@ -9,17 +9,18 @@
  * computed again sequentially and compared: a sink let through early reads an unwritten or stale value.
  * Loops: one dimension under every schedule, a decreasing one (gcc passes the logical iteration numbers),
  * an unsigned long long one, a 2-D wavefront whose third sink leaves the space at the last column (to be
- * ignored), a 3-D one with collapse(2), and a 7-D one (more sink indices than integer registers). Random
+ * ignored), a 3-D one with collapse(2), a 7-D one (more sink indices than integer registers) and a 9-D one
+ * (more than the shim keeps posts for: libgomp's loop, its waits passed on through the shim). Random
  * work between the steps varies who waits for whom; every iteration runs exactly once. */
 #include <string.h>
 
 #include "omp_semantics.h"
 
-enum { N1 = 48, DI = 10, DJ = 9, TI = 4, TJ = 3, TK = 5, SEVEN = 3 * 64, DXR = 3, P = 1000003 };
+enum { N1 = 48, DI = 10, DJ = 9, TI = 4, TJ = 3, TK = 5, SEVEN = 3 * 64, NINE = 512, DXR = 3, P = 1000003 };
 
-static atomic_int ran[SEVEN];   /* per iteration of the loop in progress: runs this round */
-static atomic_int posted[SEVEN]; /* per iteration: the round whose source it has reached */
-static long v[SEVEN], want[SEVEN];
+static atomic_int ran[NINE];   /* per iteration of the loop in progress: runs this round */
+static atomic_int posted[NINE]; /* per iteration: the round whose source it has reached */
+static long v[NINE], want[NINE];
 
 /* iteration k's sink s (of this round r) has run: its flag, set before its source */
 static void sink_done(int k, int s, int r, const char *what)
@@ -219,6 +220,30 @@ static void seven(int r)
     PRAGMA(omp single) compare(SEVEN, "ordered(7) doacross loop", r);
 }
 
+/* nine dimensions of 2 (k their position): x_k = 2 x_{k-256} + x_{k-1} + 1 within the same outer index; a
+ * loop past the shim's AG_DX_MAX_DIMS, so libgomp's under it too: its waits passed on with all nine */
+#define FOR2(x) for (int x = 0; x < 2; x++)
+static void nine(int r)
+{
+    PRAGMA(omp single)
+    {
+        begin(NINE);
+        for (int k = 0; k < NINE; k++)
+            want[k] = (2 * (k >= 256 ? want[k - 256] : 0) + (k & 255 ? want[k - 1] : 0) + 1) % P;
+    }
+    PRAGMA(omp for ordered(9) schedule(static, 1))
+    FOR2(a) FOR2(b) FOR2(c) FOR2(d) FOR2(e) FOR2(f) FOR2(g) FOR2(h) FOR2(l) {
+        const int k = (((((((a * 2 + b) * 2 + c) * 2 + d) * 2 + e) * 2 + f) * 2 + g) * 2 + h) * 2 + l;
+        busy(k + r);
+        PRAGMA(omp ordered depend(sink : a - 1, b, c, d, e, f, g, h, l))
+        if (a)
+            sink_done(k, k - 256, r, "ordered(9) doacross loop");
+        post_at(k, 2 * (a ? v[k - 256] : 0) + (k & 255 ? v[k - 1] : 0) + 1, r);
+        PRAGMA(omp ordered depend(source))
+    }
+    PRAGMA(omp single) compare(NINE, "ordered(9) doacross loop", r);
+}
+
 int case_doacross(void)
 {
     omp_set_schedule(omp_sched_dynamic, 2);
@@ -232,7 +257,8 @@ int case_doacross(void)
         PRAGMA(omp single) want_3d(r);
         cube(r);
         seven(r);
+        nine(r);
     }
-    return report("doacross", "rounds %d loops 12 iterations %d..%d each once, in dependence order", DXR, N1,
-                  SEVEN);
+    return report("doacross", "rounds %d loops 13 iterations %d..%d each once, in dependence order", DXR, N1,
+                  NINE);
 }

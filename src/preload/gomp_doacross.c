@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,29 +233,114 @@ RUNTIME(ull_doacross_runtime, ull)
 POST(post, long)
 POST(ull_post, ull)
 
-/* GOMP_doacross_{,ull_}wait(first, ...): the sink's indices, as many as the loop has dimensions. The
- * first six are integer registers (SysV x86-64, variadic or not), named here so that the common loop
- * of up to six dimensions reads no variadic area. For a loop of libgomp's (or a foreign runtime's) the
- * shim does not know how many there are: it passes on AG_DX_MAX_DIMS, of which the callee reads its
- * own number (the unused ones registers or words of the caller's frame). */
-#define WAIT(sfx, T)                                                                                       \
-    void GOMP_doacross_##sfx(T first, T a1, T a2, T a3, T a4, T a5, ...)                                   \
-    {                                                                                                      \
-        T v[AG_DX_MAX_DIMS] = { first, a1, a2, a3, a4, a5 };                                               \
-        struct ag_doacross *d = mine();                                                                    \
-        if (!d || d->ndims > 6) {                                                                          \
-            va_list ap;                                                                                    \
-            va_start(ap, a5);                                                                              \
-            v[6] = va_arg(ap, T), v[7] = va_arg(ap, T);                                                    \
-            va_end(ap);                                                                                    \
-        }                                                                                                  \
-        if (d) {                                                                                           \
-            wait_for(d, (const uint64_t *)v);                                                              \
-            return;                                                                                        \
-        }                                                                                                  \
-        AG_GOMP_FORWARD_VOID(GOMP_doacross_##sfx, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);         \
-        REAL(GOMP_doacross_##sfx);                                                                         \
-        real(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);                                              \
+/* GOMP_doacross_{,ull_}wait(first, ...): the sink's indices, as many as the loop has dimensions, the first
+ * six in integer registers and the rest on the caller's stack (SysV x86-64, variadic or not). A wait that
+ * goes on to libgomp (or to another runtime) must find all of them where its caller put them: a C entry
+ * point can pass on only as many as it names, and one that passed on eight made libgomp's loops of nine
+ * dimensions read garbage for the ninth and now and then hang (docs/results.md, thirty-fourth part). */
+static const char *const wait_names[2] = { "GOMP_doacross_wait", "GOMP_doacross_ull_wait" };
+
+/* libgomp's two waits, once looked up (the entry points below jump to them) */
+static __attribute__((used)) void *dx_real[2] __asm__("ag_gomp_dx_real");
+
+/* The wait (ull: the unsigned long long entry) with the register indices in regs[0..5] and the stack ones
+ * from rest[0], called by ret: NULL once the shim has done it, else the entry point to go on to with the
+ * caller's arguments as they are. */
+static __attribute__((used)) void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *ret,
+                                              int ull) __asm__("ag_gomp_dx_wait");
+static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *ret, int ull)
+{
+    if (ag_scope_not_global(AG_SIDE_GOMP)) {
+        void *f = ag_scope_foreign(AG_SIDE_GOMP, ret, wait_names[ull]);
+        if (f)
+            return f;
     }
-WAIT(wait, long)
-WAIT(ull_wait, ull)
+    struct ag_doacross *d = mine();
+    if (!d) {
+        if (!dx_real[ull])
+            dx_real[ull] = ag_scope_sym(AG_SIDE_GOMP, wait_names[ull]);
+        return dx_real[ull];
+    }
+    uint64_t v[AG_DX_MAX_DIMS];
+    for (unsigned k = 0; k < d->ndims; k++)
+        v[k] = k < 6 ? regs[k] : rest[k - 6];
+    wait_for(d, v);
+    return NULL;
+}
+
+#if defined(__x86_64__) && defined(__ELF__)
+/* x86-64: the entry points in assembly. A wait with no doacross loop of the shim's in its thread (mine()'s
+ * first test: no context, unresolved, or no `extra`) jumps to libgomp's at once when the runtime is the
+ * process's only one and libgomp's has been looked up. Any other saves the six index registers (and %al,
+ * the variadic callee's count of vector registers) in the order that makes them regs[0..5], points rest
+ * at the caller's stack arguments above the return address, asks route_wait, restores everything and goes
+ * on, or returns. The offsets the first test reads: */
+#define AG_DX_CTX_RESOLVED 28
+#define AG_DX_CTX_EXTRA 184
+_Static_assert(offsetof(struct ag_team_ctx, resolved) == AG_DX_CTX_RESOLVED, "update AG_DX_CTX_RESOLVED");
+_Static_assert(offsetof(struct ag_team_ctx, loop.extra) == AG_DX_CTX_EXTRA, "update AG_DX_CTX_EXTRA");
+_Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0, "ag_scope_mode's GOMP entry moved: update WAIT_ENTRY");
+#define AG_DX_STR_(x) #x
+#define AG_DX_STR(x) AG_DX_STR_(x)
+#ifdef __CET__
+#define AG_DX_ENDBR "endbr64\n\t"
+#else
+#define AG_DX_ENDBR ""
+#endif
+#define PUSH(r) "pushq %" r "\n\t.cfi_adjust_cfa_offset 8\n\t"
+#define POP(r) "popq %" r "\n\t.cfi_adjust_cfa_offset -8\n\t"
+#define WAIT_ENTRY(name, ull)                                                                              \
+    __asm__(".text\n\t.globl " name "\n\t.type " name ", @function\n\t.p2align 4\n" name ":\n\t"            \
+            ".cfi_startproc\n\t" AG_DX_ENDBR                                                               \
+            "cmpl $0, ag_scope_mode(%rip)\n\t"                                                             \
+            "jne 2f\n\t"                                                                                   \
+            "movq ag_gomp_cur@gottpoff(%rip), %r11\n\t"                                                    \
+            "movq %fs:(%r11), %r11\n\t"                                                                    \
+            "testq %r11, %r11\n\t"                                                                         \
+            "je 3f\n\t"                                                                                    \
+            "cmpl $0, " AG_DX_STR(AG_DX_CTX_RESOLVED) "(%r11)\n\t"                                          \
+            "je 3f\n\t"                                                                                    \
+            "cmpq $0, " AG_DX_STR(AG_DX_CTX_EXTRA) "(%r11)\n\t"                                             \
+            "jne 2f\n"                                                                                     \
+            "3:\n\t"                                                                                       \
+            "movq ag_gomp_dx_real+8*" #ull "(%rip), %r11\n\t"                                              \
+            "testq %r11, %r11\n\t"                                                                         \
+            "je 2f\n\t"                                                                                    \
+            "jmp *%r11\n"                                                                                  \
+            "2:\n\t"                                                                                       \
+            PUSH("rax") PUSH("r9") PUSH("r8") PUSH("rcx") PUSH("rdx") PUSH("rsi") PUSH("rdi")              \
+            "movq %rsp, %rdi\n\t"     /* regs; 7 pushes on the entry's 8 mod 16: aligned for the call */   \
+            "leaq 64(%rsp), %rsi\n\t" /* rest: past the 7 words and the return address */                  \
+            "movq 56(%rsp), %rdx\n\t" /* ret */                                                            \
+            "movl $" #ull ", %ecx\n\t"                                                                     \
+            "call ag_gomp_dx_wait\n\t"                                                                     \
+            "movq %rax, %r11\n\t"                                                                          \
+            POP("rdi") POP("rsi") POP("rdx") POP("rcx") POP("r8") POP("r9") POP("rax")                     \
+            "testq %r11, %r11\n\t"                                                                         \
+            "je 1f\n\t"                                                                                    \
+            "jmp *%r11\n"                                                                                  \
+            "1:\n\t"                                                                                       \
+            "ret\n\t"                                                                                      \
+            ".cfi_endproc\n\t"                                                                             \
+            ".size " name ", .-" name)
+WAIT_ENTRY("GOMP_doacross_wait", 0);
+WAIT_ENTRY("GOMP_doacross_ull_wait", 1);
+#else
+/* Elsewhere in C: the first eight indices are passed on (a loop of libgomp's with more dimensions is not
+ * waited for right), the shim's loops read theirs from the variadic area. */
+#define WAIT(sfx, T, ULL)                                                                                  \
+    void GOMP_doacross_##sfx(T first, ...)                                                                 \
+    {                                                                                                      \
+        uint64_t v[AG_DX_MAX_DIMS] = { (uint64_t)first };                                                  \
+        va_list ap;                                                                                        \
+        va_start(ap, first);                                                                               \
+        for (unsigned k = 1; k < AG_DX_MAX_DIMS; k++)                                                      \
+            v[k] = (uint64_t)va_arg(ap, T);                                                                \
+        va_end(ap);                                                                                        \
+        void (*f)(T, ...) = (void (*)(T, ...))route_wait(v, v + 6, __builtin_return_address(0), ULL);      \
+        if (f)                                                                                             \
+            f(first, (T)v[1], (T)v[2], (T)v[3], (T)v[4], (T)v[5], (T)v[6], (T)v[7]);                       \
+    }
+WAIT(wait, long, 0)
+WAIT(ull_wait, ull, 1)
+#endif
