@@ -191,16 +191,20 @@ static void cube(int r)
     PRAGMA(omp single) compare(TI * TJ * TK, "collapse(2) ordered(3) doacross loop", r);
 }
 
+/* the loops of many dimensions, n iterations, `inner` per outer index: x_k = 2 x_{k-inner} + x_{k-1} + 1
+ * (the terms 0 outside the outer index's range or before its first inner iteration) */
+static void want_outer(int n, int inner)
+{
+    begin(n);
+    for (int k = 0; k < n; k++)
+        want[k] = (2 * (k >= inner ? want[k - inner] : 0) + (k % inner ? want[k - 1] : 0) + 1) % P;
+}
+
 /* seven dimensions (3 x 2^6 iterations, k their position in order): x_k = 2 x_{k'} + x_{k-1} + 1 where k'
  * is the same inner indices one outer index before (0 outside) */
 static void seven(int r)
 {
-    PRAGMA(omp single)
-    {
-        begin(SEVEN);
-        for (int k = 0; k < SEVEN; k++)
-            want[k] = (2 * (k >= 64 ? want[k - 64] : 0) + (k & 63 ? want[k - 1] : 0) + 1) % P;
-    }
+    PRAGMA(omp single) want_outer(SEVEN, 64);
     PRAGMA(omp for ordered(7) schedule(static, 1))
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 2; b++)
@@ -225,12 +229,7 @@ static void seven(int r)
 #define FOR2(x) for (int x = 0; x < 2; x++)
 static void nine(int r)
 {
-    PRAGMA(omp single)
-    {
-        begin(NINE);
-        for (int k = 0; k < NINE; k++)
-            want[k] = (2 * (k >= 256 ? want[k - 256] : 0) + (k & 255 ? want[k - 1] : 0) + 1) % P;
-    }
+    PRAGMA(omp single) want_outer(NINE, 256);
     PRAGMA(omp for ordered(9) schedule(static, 1))
     FOR2(a) FOR2(b) FOR2(c) FOR2(d) FOR2(e) FOR2(f) FOR2(g) FOR2(h) FOR2(l) {
         const int k = (((((((a * 2 + b) * 2 + c) * 2 + d) * 2 + e) * 2 + f) * 2 + g) * 2 + h) * 2 + l;
