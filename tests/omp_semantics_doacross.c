@@ -27,8 +27,8 @@ static void sink_done(int k, int s, int r, const char *what)
 {
     int p = LD(posted[s]);
     if (p != r)
-        fail("%s, round %d: iteration %d passed its sink %d, which had not posted (its round %d)", what, r, k, s,
-             p);
+        fail("%s, round %d: iteration %d passed its sink %d, which had not posted (its round %d)", what, r,
+             k, s, p);
 }
 
 /* iteration k's end: its value, its run counted, its flag (before the source that follows) */
@@ -180,7 +180,8 @@ static void cube(int r)
             for (int k = 0; k < TK; k++) {
                 const int at = (i * TJ + j) * TK + k;
                 busy(i + j * 3 + k * 5 + r);
-                PRAGMA(omp ordered depend(sink : i - 1, j, k) depend(sink : i, j - 1, k) depend(sink : i, j, k - 1))
+                PRAGMA(omp ordered depend(sink : i - 1, j, k) depend(sink : i, j - 1, k)
+                           depend(sink : i, j, k - 1))
                 if (i)
                     sink_done(at, at - TJ * TK, r, "collapse(2) ordered(3) doacross loop");
                 if (j)
@@ -258,6 +259,6 @@ int case_doacross(void)
         seven(r);
         nine(r);
     }
-    return report("doacross", "rounds %d loops 13 iterations %d..%d each once, in dependence order", DXR, N1,
-                  NINE);
+    return report("doacross", "rounds %d loops 13 iterations %d..%d each once, in dependence order", DXR,
+                  N1, NINE);
 }

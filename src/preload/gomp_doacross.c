@@ -72,12 +72,14 @@ static int servable(unsigned ndims, const uint64_t *count)
 /* The instance's posts: made by the first thread of the team to begin it (the others free their copy),
  * with every word 0; a thread out of memory tries again until another's copy or its own is in place.
  * The acquire pairs with the installer's release: the zeroed words and the counts are visible. */
-static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const uint64_t *count, int crowded)
+static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const uint64_t *count,
+                                  int crowded)
 {
     void *x = atomic_load_explicit(&s->extra, memory_order_acquire);
     while (!x) {
         const unsigned stride = count[0] <= AG_DX_PADDED_INDICES ? AG_DX_LINE_WORDS : 1;
-        const size_t bytes = (sizeof(struct ag_doacross) + count[0] * stride * sizeof(uint64_t) + 63) / 64 * 64;
+        const size_t words = count[0] * stride;
+        const size_t bytes = (sizeof(struct ag_doacross) + words * sizeof(uint64_t) + 63) / 64 * 64;
         struct ag_doacross *d = aligned_alloc(64, bytes);
         if (!d) {
             sched_yield();
@@ -279,7 +281,8 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
 #define AG_DX_CTX_EXTRA 184
 _Static_assert(offsetof(struct ag_team_ctx, resolved) == AG_DX_CTX_RESOLVED, "update AG_DX_CTX_RESOLVED");
 _Static_assert(offsetof(struct ag_team_ctx, loop.extra) == AG_DX_CTX_EXTRA, "update AG_DX_CTX_EXTRA");
-_Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0, "ag_scope_mode's GOMP entry moved: update WAIT_ENTRY");
+_Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
+               "ag_scope_mode's GOMP entry moved: update WAIT_ENTRY");
 #define AG_DX_STR_(x) #x
 #define AG_DX_STR(x) AG_DX_STR_(x)
 #ifdef __CET__
@@ -290,7 +293,7 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0, "ag_scope_mode's GOMP 
 #define PUSH(r) "pushq %" r "\n\t.cfi_adjust_cfa_offset 8\n\t"
 #define POP(r) "popq %" r "\n\t.cfi_adjust_cfa_offset -8\n\t"
 #define WAIT_ENTRY(name, ull)                                                                              \
-    __asm__(".text\n\t.globl " name "\n\t.type " name ", @function\n\t.p2align 4\n" name ":\n\t"            \
+    __asm__(".text\n\t.globl " name "\n\t.type " name ", @function\n\t.p2align 4\n" name ":\n\t"           \
             ".cfi_startproc\n\t" AG_DX_ENDBR                                                               \
             "cmpl $0, ag_scope_mode(%rip)\n\t"                                                             \
             "jne 2f\n\t"                                                                                   \
@@ -298,9 +301,9 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0, "ag_scope_mode's GOMP 
             "movq %fs:(%r11), %r11\n\t"                                                                    \
             "testq %r11, %r11\n\t"                                                                         \
             "je 3f\n\t"                                                                                    \
-            "cmpl $0, " AG_DX_STR(AG_DX_CTX_RESOLVED) "(%r11)\n\t"                                          \
+            "cmpl $0, " AG_DX_STR(AG_DX_CTX_RESOLVED) "(%r11)\n\t"                                         \
             "je 3f\n\t"                                                                                    \
-            "cmpq $0, " AG_DX_STR(AG_DX_CTX_EXTRA) "(%r11)\n\t"                                             \
+            "cmpq $0, " AG_DX_STR(AG_DX_CTX_EXTRA) "(%r11)\n\t"                                            \
             "jne 2f\n"                                                                                     \
             "3:\n\t"                                                                                       \
             "movq ag_gomp_dx_real+8*" #ull "(%rip), %r11\n\t"                                              \
