@@ -1,4 +1,5 @@
-/* gomp.h — what gomp.c (libgomp's regions and barriers) tells gomp_loop.c and gomp_task.c. */
+/* gomp.h — what gomp.c (libgomp's regions and barriers) tells gomp_loop.c, gomp_task.c and
+ * gomp_doacross.c. */
 #ifndef AG_PRELOAD_GOMP_H
 #define AG_PRELOAD_GOMP_H
 
@@ -20,6 +21,15 @@ extern AG_TLS struct ag_team_ctx *ag_gomp_cur;
  * team's barriers and tasks disagreed, and a region with tasks hung) */
 extern AG_TLS int ag_gomp_starting;
 void ag_gomp_resolve(void);
+/* For the entry points written in x86-64 assembly (gomp_task.c's GOMP_task, gomp_doacross.c's waits): a
+ * macro's value as a string (a struct offset in an operand), and the entry's first instruction under CET */
+#define AG_STR_(x) #x
+#define AG_STR(x) AG_STR_(x)
+#ifdef __CET__
+#define AG_ENDBR "endbr64\n\t"
+#else
+#define AG_ENDBR ""
+#endif
 /* an entry point's first statement (scope.h): a call of another runtime's goes on to it */
 #define AG_GOMP_FORWARD(name, ...) AG_SCOPE_FORWARD(AG_SIDE_GOMP, name, __VA_ARGS__)
 #define AG_GOMP_FORWARD_VOID(name, ...) AG_SCOPE_FORWARD_VOID(AG_SIDE_GOMP, name, __VA_ARGS__)

@@ -283,27 +283,20 @@ _Static_assert(offsetof(struct ag_team_ctx, resolved) == AG_DX_CTX_RESOLVED, "up
 _Static_assert(offsetof(struct ag_team_ctx, loop.extra) == AG_DX_CTX_EXTRA, "update AG_DX_CTX_EXTRA");
 _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
                "ag_scope_mode's GOMP entry moved: update WAIT_ENTRY");
-#define AG_DX_STR_(x) #x
-#define AG_DX_STR(x) AG_DX_STR_(x)
-#ifdef __CET__
-#define AG_DX_ENDBR "endbr64\n\t"
-#else
-#define AG_DX_ENDBR ""
-#endif
 #define PUSH(r) "pushq %" r "\n\t.cfi_adjust_cfa_offset 8\n\t"
 #define POP(r) "popq %" r "\n\t.cfi_adjust_cfa_offset -8\n\t"
 #define WAIT_ENTRY(name, ull)                                                                              \
     __asm__(".text\n\t.globl " name "\n\t.type " name ", @function\n\t.p2align 4\n" name ":\n\t"           \
-            ".cfi_startproc\n\t" AG_DX_ENDBR                                                               \
+            ".cfi_startproc\n\t" AG_ENDBR                                                                  \
             "cmpl $0, ag_scope_mode(%rip)\n\t"                                                             \
             "jne 2f\n\t"                                                                                   \
             "movq ag_gomp_cur@gottpoff(%rip), %r11\n\t"                                                    \
             "movq %fs:(%r11), %r11\n\t"                                                                    \
             "testq %r11, %r11\n\t"                                                                         \
             "je 3f\n\t"                                                                                    \
-            "cmpl $0, " AG_DX_STR(AG_DX_CTX_RESOLVED) "(%r11)\n\t"                                         \
+            "cmpl $0, " AG_STR(AG_DX_CTX_RESOLVED) "(%r11)\n\t"                                            \
             "je 3f\n\t"                                                                                    \
-            "cmpq $0, " AG_DX_STR(AG_DX_CTX_EXTRA) "(%r11)\n\t"                                            \
+            "cmpq $0, " AG_STR(AG_DX_CTX_EXTRA) "(%r11)\n\t"                                               \
             "jne 2f\n"                                                                                     \
             "3:\n\t"                                                                                       \
             "movq ag_gomp_dx_real+8*" #ull "(%rip), %r11\n\t"                                              \

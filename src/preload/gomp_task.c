@@ -94,13 +94,6 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0, "ag_scope_mode's GOMP 
 #define AG_CTX_NOTED 52   /* struct ag_team_ctx: noted */
 _Static_assert(offsetof(struct ag_once, done) == AG_ONCE_DONE, "ag_once.done moved: update GOMP_task");
 _Static_assert(offsetof(struct ag_team_ctx, noted) == AG_CTX_NOTED, "ag_team_ctx.noted moved: update GOMP_task");
-#define AG_STR_(x) #x
-#define AG_STR(x) AG_STR_(x)
-#ifdef __CET__
-#define AG_ENDBR "endbr64\n\t"
-#else
-#define AG_ENDBR ""
-#endif
 __asm__(".text\n\t"
         ".globl GOMP_task\n\t"
         ".type GOMP_task, @function\n\t"
