@@ -10,8 +10,10 @@
  * Loops: one dimension under every schedule, a decreasing one (gcc passes the logical iteration numbers),
  * an unsigned long long one, a 2-D wavefront whose third sink leaves the space at the last column (to be
  * ignored), a 3-D one with collapse(2), a 7-D one (more sink indices than integer registers) and a 9-D one
- * (more than the shim keeps posts for: libgomp's loop, its waits passed on through the shim). Random
- * work between the steps varies who waits for whom; every iteration runs exactly once. */
+ * (more than the shim keeps posts for: libgomp's loop, its waits passed on through the shim). All of them
+ * run again in a team of one (whose waits the shim skips), and a team of two that libgomp enters without
+ * the shim runs doacross loops inside a team of one's. Random work between the steps varies who waits for
+ * whom; every iteration runs exactly once. */
 #include <string.h>
 
 #include "omp_semantics.h"
@@ -244,10 +246,71 @@ static void nine(int r)
     PRAGMA(omp single) compare(NINE, "ordered(9) doacross loop", r);
 }
 
-int case_doacross(void)
+/* A team that libgomp enters without the shim (a task reduction: GOMP_parallel_reductions), of two,
+ * started inside an iteration of a team of one's doacross loop (whose waits the shim skips: every sink
+ * has run), by the thread that runs both: its loop, begun through either of gcc's entries (the specific
+ * one, or the generic one a task reduction on the loop takes), must wait for real. x[i] = 3 x[i-1] + i + r
+ * (mod P), iteration i checking that i-1 has posted. */
+static atomic_int in_posted[N1];
+static long in_v[N1], in_red, in_sum; /* the reductions' variables (only their entry points matter) */
+
+#define INNER_LOOP(r, what, ...)                                                                           \
+    do {                                                                                                   \
+        PRAGMA(omp for ordered(1) schedule(static, 1) __VA_ARGS__)                                         \
+        for (int i = 0; i < N1; i++) {                                                                     \
+            busy(i * 3 + (r));                                                                             \
+            PRAGMA(omp ordered depend(sink : i - 1))                                                       \
+            if (i && LD(in_posted[i - 1]) != (r))                                                          \
+                fail("%s, round %d: iteration %d passed its sink %d, which had not posted", what, r, i,    \
+                     i - 1);                                                                               \
+            in_v[i] = ((i ? 3 * in_v[i - 1] : 7) + i + (r)) % P;                                           \
+            atomic_store(&in_posted[i], r);                                                                \
+            PRAGMA(omp ordered depend(source))                                                             \
+        }                                                                                                  \
+    } while (0)
+
+/* the team of two, its one loop begun through the specific entry or (task) the generic one */
+static void inner_team(int r, int task)
 {
-    omp_set_schedule(omp_sched_dynamic, 2);
-    PRAGMA(omp parallel)
+    for (int k = 0; k < N1; k++)
+        atomic_store(&in_posted[k], -1);
+    PRAGMA(omp parallel num_threads(2) reduction(task, + : in_red))
+    {
+        team_size(2, "team of two inside a team of one's doacross loop");
+        if (task)
+            INNER_LOOP(r, "task-reduction doacross loop in a team of two inside a team of one's",
+                       reduction(task, + : in_sum));
+        else
+            INNER_LOOP(r, "doacross loop in a team of two inside a team of one's");
+    }
+    long x = 0;
+    for (int i = 0; i < N1; i++)
+        if (in_v[i] != (x = ((i ? 3 * x : 7) + i + r) % P))
+            fail("nested doacross loop, round %d: item %d is %ld, not %ld as run in order", r, i, in_v[i],
+                 x);
+}
+
+/* the team of one's own loop, whose iteration N1 / 2 starts that team (only one: a second one in the same
+ * loop would find the shim's mark cleared by the first) */
+static void solo(int r, int task)
+{
+    begin(N1);
+    want_1d(r);
+    PRAGMA(omp for ordered(1) schedule(dynamic, 2))
+    for (int i = 0; i < N1; i++) {
+        PRAGMA(omp ordered depend(sink : i - 1))
+        if (i)
+            sink_done(i, i - 1, r, "team of one's doacross loop");
+        if (i == N1 / 2)
+            inner_team(2 * r + task, task);
+        post_at(i, (i ? 3 * v[i - 1] : 7) + i + r, r);
+        PRAGMA(omp ordered depend(source))
+    }
+    compare(N1, "team of one's doacross loop", r);
+}
+
+static void rounds(void)
+{
     for (int r = 0; r < DXR; r++) {
         PRAGMA(omp single) want_1d(r);
         loops_1d(r);
@@ -259,6 +322,19 @@ int case_doacross(void)
         seven(r);
         nine(r);
     }
-    return report("doacross", "rounds %d loops 13 iterations %d..%d each once, in dependence order", DXR,
-                  N1, NINE);
+}
+
+int case_doacross(void)
+{
+    omp_set_schedule(omp_sched_dynamic, 2);
+    PRAGMA(omp parallel)
+    rounds();
+    PRAGMA(omp parallel num_threads(1)) /* the same loops in a team of one, then the nested team */
+    {
+        rounds();
+        for (int r = 0; r < DXR; r++)
+            solo(r, 0), solo(r, 1);
+    }
+    return report("doacross", "rounds %d loops 13 in teams of the default size and of one, 2 with a team of"
+                  " two inside, iterations %d..%d each once, in dependence order", DXR, N1, NINE);
 }

@@ -17,6 +17,8 @@
  * j's position, whichever thread ran it and whatever the schedule. Waits spin for a while and then
  * yield at every poll (at once in a team whose threads outnumber the CPUs), so a waiter gives the CPU
  * back to the thread it waits for.
+ * In a team of one (not served: no barrier) the loop is libgomp's, and its waits return at once (one thread
+ * runs the iterations in order; AG_DX_SOLO below).
  * Left to libgomp: loops outside a served team, GOMP_loop_doacross_start (gcc's generic entry, used with
  * task reductions), more than AG_DX_MAX_INDICES first-dimension indices (a word each) or AG_DX_MAX_DIMS
  * dimensions, inner dimensions whose product passes 2^63, everything ANDGATE_OMP_LOOPS=0 or
@@ -99,6 +101,28 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
     return x;
 }
 
+/* `loop.extra` of the context of a team of one while a doacross loop of libgomp's runs there. Its one
+ * thread runs every iteration in order, so each sink has run before its wait, and the wait returns at once
+ * (the entry points below): libgomp's wait would only find it posted, at twice the cost of the iteration
+ * in a one-flop wavefront (docs/results.md, thirty-fifth part). The posts still go to libgomp, so a wait
+ * passed on to it later (the mark cleared below) finds every one made. */
+#define AG_DX_SOLO ((void *)1)
+
+/* A doacross loop of libgomp's begins in the calling thread: its context marked when it is a team of one
+ * at the current level and the shim hands out loops, unmarked otherwise. The mark of a team of one is
+ * always cleared when another doacross loop begins in its thread before the loop ends: one in a team
+ * that libgomp entered without the shim (GOMP_parallel_reductions, a target region run on the host)
+ * inside its body is multi-threaded, or at another level, and must wait for real. A loop of the shim's
+ * (`extra` its posts) is left as it is: such a nested loop finds no loop of the shim's at its level. */
+static void solo_mark(void)
+{
+    (void)ag_gomp_loop_ctx(); /* resolves a context of the current level (NULL in a team of one) */
+    struct ag_team_ctx *c = ag_gomp_cur;
+    if (!c || !c->resolved || (c->loop.extra && c->loop.extra != AG_DX_SOLO))
+        return;
+    c->loop.extra = c->n == 1 && ag_gomp_loops_on() && c->level == ag_gomp_omp_level() ? AG_DX_SOLO : NULL;
+}
+
 /* Begin the doacross loop in the calling thread's served team and take its first chunk: true or false
  * (none), or -1 when libgomp must run it. */
 static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk, uint64_t *istart,
@@ -106,8 +130,10 @@ static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk
 {
     struct ag_team_ctx *c = ag_gomp_loop_ctx();
     if (!c || kind < 0 || !servable(ndims, count) ||
-        !ag_gomp_doacross_begin(c, kind, count[0], chunk ? chunk : 1))
+        !ag_gomp_doacross_begin(c, kind, count[0], chunk ? chunk : 1)) {
+        solo_mark();
         return -1;
+    }
     c->loop.extra = attach(c->loop.slot, ndims, count, c->loops->crowded);
     return ag_gomp_loop_next(&c->loop, istart, iend);
 }
@@ -219,6 +245,20 @@ static int runtime_start(unsigned n, const uint64_t *counts, uint64_t *istart, u
 RUNTIME(doacross_runtime, long)
 RUNTIME(ull_doacross_runtime, ull)
 
+/* GOMP_loop_{,ull_}doacross_start: gcc's generic entry (a doacross loop with a task reduction), libgomp's
+ * loop; a team of one's waits skipped as above. */
+#define GENERIC(sfx, T)                                                                                    \
+    bool GOMP_loop_##sfx##_start(unsigned n, T *counts, long sched, T chunk, T *istart, T *iend,           \
+                                 uintptr_t *reductions, void **mem)                                        \
+    {                                                                                                      \
+        AG_GOMP_FORWARD(GOMP_loop_##sfx##_start, n, counts, sched, chunk, istart, iend, reductions, mem);  \
+        solo_mark();                                                                                       \
+        REAL(GOMP_loop_##sfx##_start);                                                                     \
+        return real(n, counts, sched, chunk, istart, iend, reductions, mem);                               \
+    }
+GENERIC(doacross, long)
+GENERIC(ull_doacross, ull)
+
 /* GOMP_doacross_{,ull_}post(counts): the iteration's indices, one per dimension */
 #define POST(sfx, T)                                                                                       \
     void GOMP_doacross_##sfx(T *counts)                                                                    \
@@ -257,6 +297,9 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
         if (f)
             return f;
     }
+    const struct ag_team_ctx *c = ag_gomp_cur;
+    if (c && c->resolved && c->loop.extra == AG_DX_SOLO)
+        return NULL;
     struct ag_doacross *d = mine();
     if (!d) {
         if (!dx_real[ull])
@@ -296,8 +339,12 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
             "je 3f\n\t"                                                                                    \
             "cmpl $0, " AG_STR(AG_DX_CTX_RESOLVED) "(%r11)\n\t"                                            \
             "je 3f\n\t"                                                                                    \
-            "cmpq $0, " AG_STR(AG_DX_CTX_EXTRA) "(%r11)\n\t"                                               \
-            "jne 2f\n"                                                                                     \
+            "movq " AG_STR(AG_DX_CTX_EXTRA) "(%r11), %r11\n\t"                                             \
+            "testq %r11, %r11\n\t"                                                                         \
+            "je 3f\n\t"                                                                                    \
+            "cmpq $1, %r11\n\t" /* AG_DX_SOLO */                                                           \
+            "jne 2f\n\t"                                                                                   \
+            "ret\n"                                                                                        \
             "3:\n\t"                                                                                       \
             "movq ag_gomp_dx_real+8*" #ull "(%rip), %r11\n\t"                                              \
             "testq %r11, %r11\n\t"                                                                         \
