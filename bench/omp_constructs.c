@@ -21,6 +21,10 @@
  *   single       one region; per rep a `single` running the delay (implicit barrier included)
  *   reduction    one region; per rep a `for reduction(+:x)` over one iteration per thread, the delay
  *                and x += 1 (the sum is checked)
+ *   doacross     one region; per rep a `for ordered(1) schedule(static, 1)` over one iteration per
+ *                thread: the delay, then `ordered depend(sink: i - 1)` and `depend(source)` (not EPCC's:
+ *                the loop's start, the chain of threads - 1 hand-offs from each thread to the next, and
+ *                the implicit barrier at its end)
  * Times are wall times of the master thread around the whole region (EPCC's), so the region's start
  * and end count once per test; `reps` is doubled until a test takes the target time (or given -r),
  * which makes that share small. Each test is repeated `outer` times: median and min of the overhead.
@@ -170,6 +174,21 @@ static double t_reduction(long reps)
     return t;
 }
 
+static double t_doacross(long reps)
+{
+    double t0 = now();
+#pragma omp parallel
+    for (long j = 0; j < reps; j++) {
+#pragma omp for ordered(1) schedule(static, 1)
+        for (int i = 0; i < team; i++) {
+            delay(delay_iters);
+#pragma omp ordered depend(sink : i - 1)
+#pragma omp ordered depend(source)
+        }
+    }
+    return now() - t0;
+}
+
 static const struct construct {
     const char *name;
     double (*run)(long reps);
@@ -178,6 +197,7 @@ static const struct construct {
     { "parallel", t_parallel, 0 }, { "parallel-for", t_parallel_for, 0 }, { "for", t_for, 0 },
     { "for-dynamic", t_for_dynamic, 0 }, { "parallel-for-dynamic", t_parallel_for_dynamic, PFD_ITERS },
     { "barrier", t_barrier, 0 }, { "single", t_single, 0 }, { "reduction", t_reduction, 0 },
+    { "doacross", t_doacross, 0 },
 };
 enum { NCONSTRUCTS = sizeof constructs / sizeof constructs[0] };
 
@@ -250,7 +270,8 @@ static void measure(const struct construct *c, double ref, long fixed, double ta
 static void usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "omp-constructs: %s '%s' (usage: omp-constructs [-c parallel,parallel-for,for,"
-                    "for-dynamic,parallel-for-dynamic,barrier,single,reduction] [-r REPS] [-q])\n", what, arg);
+                    "for-dynamic,parallel-for-dynamic,barrier,single,reduction,doacross] [-r REPS] [-q])\n", what,
+            arg);
     exit(2);
 }
 

@@ -34,7 +34,7 @@ for r in doc["apps"]:
     assert r["output_identical"] is True, r
     assert r["threads"] == 2 and len(r["plain_s"]) == len(r["preload_s"]) == 1, r
 constructs = ("parallel", "parallel-for", "for", "for-dynamic", "parallel-for-dynamic", "barrier", "single",
-              "reduction")
+              "reduction", "doacross")
 want = {(k, cc, b) for cc in ("gcc", "clang") if os.path.isfile(f"{bindir}/omp-constructs-{cc}")
         for k in constructs for b in ("true", "false")}
 got = {(r["construct"], r["compiler"], r["bind"]) for r in doc["constructs"]}

@@ -40,7 +40,8 @@ extern char **environ;
 
 static const char *const APPS[] = { "cg", "mg", "nbody", "vcode", "streamcluster" };
 #define NAPPS (sizeof APPS / sizeof APPS[0])
-static const char CONSTRUCTS[] = "parallel,parallel-for,for,for-dynamic,parallel-for-dynamic,barrier,single,reduction";
+static const char CONSTRUCTS[] =
+    "parallel,parallel-for,for,for-dynamic,parallel-for-dynamic,barrier,single,reduction,doacross";
 static const char *const CC[][2] = { { "gcc", "libgomp" }, { "clang", "libomp" } };
 static const char *const BIND[] = { "true", "false" };
 
