@@ -19,10 +19,10 @@
  * back to the thread it waits for.
  * In a team of one (not served: no barrier) the loop is libgomp's, and its waits return at once (one thread
  * runs the iterations in order; AG_DX_SOLO below).
- * Left to libgomp: loops outside a served team, GOMP_loop_doacross_start (gcc's generic entry, used with
- * task reductions), more than AG_DX_MAX_INDICES first-dimension indices (a word each) or AG_DX_MAX_DIMS
- * dimensions, inner dimensions whose product passes 2^63, everything ANDGATE_OMP_LOOPS=0 or
- * OMP_CANCELLATION=true leave to it (gomp_loop.c). Such a loop's posts and waits find no loop of the
+ * Left to libgomp: loops outside a served team, those GOMP_loop_doacross_start begins (gcc's generic entry,
+ * used with task reductions; wrapped only to mark a team of one), more than AG_DX_MAX_INDICES
+ * first-dimension indices (a word each) or AG_DX_MAX_DIMS dimensions, inner dimensions whose product
+ * passes 2^63, everything ANDGATE_OMP_LOOPS=0 or OMP_CANCELLATION=true leave to it (gomp_loop.c). Such a loop's posts and waits find no loop of the
  * shim's and go on to libgomp.
  */
 #define _GNU_SOURCE
