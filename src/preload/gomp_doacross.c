@@ -22,8 +22,8 @@
  * Left to libgomp: loops outside a served team, those GOMP_loop_doacross_start begins (gcc's generic entry,
  * used with task reductions; wrapped only to mark a team of one), more than AG_DX_MAX_INDICES
  * first-dimension indices (a word each) or AG_DX_MAX_DIMS dimensions, inner dimensions whose product
- * passes 2^63, everything ANDGATE_OMP_LOOPS=0 or OMP_CANCELLATION=true leave to it (gomp_loop.c). Such a loop's posts and waits find no loop of the
- * shim's and go on to libgomp.
+ * passes 2^63, everything ANDGATE_OMP_LOOPS=0 or OMP_CANCELLATION=true leave to it (gomp_loop.c). Such a
+ * loop's posts and waits find no loop of the shim's and go on to libgomp.
  */
 #define _GNU_SOURCE
 #include <sched.h>
