@@ -1,8 +1,9 @@
 /* omp_semantics.c — OpenMP construct semantics, self-checked, for runs with and without
  * libandgate-preload.so (tests/omp_semantics.sh); the framework, the worksharing cases and main here,
  * the tasking and team-shape cases in omp_semantics_tasks.c, host targets in omp_semantics_target.c,
- * doacross loops in omp_semantics_doacross.c (omp_semantics.h between them). Built with gcc -fopenmp (libgomp) and clang
- * -fopenmp=libomp. Usage: omp_semantics [CASE...] (no CASE: every case, in order; --list: the names).
+ * doacross loops in omp_semantics_doacross.c (omp_semantics.h between them). Built with gcc -fopenmp
+ * (libgomp) and clang -fopenmp=libomp. Usage: omp_semantics [CASE...] (no CASE: every case, in order;
+ * --list: the names).
  *
  * Each case prints `case NAME ok SUMMARY`, where SUMMARY depends only on what the case fixes (never on
  * timing or OMP_NUM_THREADS), or `case NAME FAIL WHY`; the exit status is 1 if any case failed.

@@ -1,7 +1,8 @@
 /* omp_semantics.h — the checking framework of the OpenMP semantics test, shared by its four files of
  * cases: omp_semantics.c (the framework, worksharing, nesting and concurrent teams, main),
  * omp_semantics_tasks.c (tasks, cancellation, team sizes, orphaned constructs, regions, pauses, teams of one,
- * host teams), omp_semantics_target.c (host target constructs) and omp_semantics_doacross.c (doacross loops).
+ * host teams), omp_semantics_target.c (host target constructs) and omp_semantics_doacross.c (doacross
+ * loops).
  * omp_semantics.c's head comment says what is checked and how. */
 #ifndef OMP_SEMANTICS_H
 #define OMP_SEMANTICS_H

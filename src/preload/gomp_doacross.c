@@ -106,7 +106,8 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
  * (the entry points below): libgomp's wait would only find it posted, at twice the cost of the iteration
  * in a one-flop wavefront (docs/results.md, thirty-fifth part). The posts still go to libgomp, so a wait
  * passed on to it later (the mark cleared below) finds every one made. */
-#define AG_DX_SOLO ((void *)1)
+#define AG_DX_SOLO_WORD 1 /* its value, which the assembly entry points compare with */
+#define AG_DX_SOLO ((void *)AG_DX_SOLO_WORD)
 
 /* A doacross loop of libgomp's begins in the calling thread: its context marked when it is a team of one
  * at the current level and the shim hands out loops, unmarked otherwise. The mark of a team of one is
@@ -314,9 +315,10 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
 }
 
 #if defined(__x86_64__) && defined(__ELF__)
-/* x86-64: the entry points in assembly. A wait with no doacross loop of the shim's in its thread (mine()'s
- * first test: no context, unresolved, or no `extra`) jumps to libgomp's at once when the runtime is the
- * process's only one and libgomp's has been looked up. Any other saves the six index registers (and %al,
+/* x86-64: the entry points in assembly. When the runtime is the process's only one, a wait with no doacross
+ * loop of the shim's in its thread (mine()'s first test: no context, unresolved, or no `extra`) jumps to
+ * libgomp's at once if that has been looked up, and one in a marked team of one (AG_DX_SOLO) returns. Any
+ * other saves the six index registers (and %al,
  * the variadic callee's count of vector registers) in the order that makes them regs[0..5], points rest
  * at the caller's stack arguments above the return address, asks route_wait, restores everything and goes
  * on, or returns. The offsets the first test reads: */
@@ -342,7 +344,7 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
             "movq " AG_STR(AG_DX_CTX_EXTRA) "(%r11), %r11\n\t"                                             \
             "testq %r11, %r11\n\t"                                                                         \
             "je 3f\n\t"                                                                                    \
-            "cmpq $1, %r11\n\t" /* AG_DX_SOLO */                                                           \
+            "cmpq $" AG_STR(AG_DX_SOLO_WORD) ", %r11\n\t"                                                  \
             "jne 2f\n\t"                                                                                   \
             "ret\n"                                                                                        \
             "3:\n\t"                                                                                       \
