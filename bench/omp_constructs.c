@@ -269,9 +269,10 @@ static void measure(const struct construct *c, double ref, long fixed, double ta
 
 static void usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "omp-constructs: %s '%s' (usage: omp-constructs [-c parallel,parallel-for,for,"
-                    "for-dynamic,parallel-for-dynamic,barrier,single,reduction,doacross] [-r REPS] [-q])\n", what,
-            arg);
+    fprintf(stderr, "omp-constructs: %s '%s' (usage: omp-constructs [-c ", what, arg);
+    for (int k = 0; k < NCONSTRUCTS; k++) /* the table's names, in its order */
+        fprintf(stderr, "%s%s", k ? "," : "", constructs[k].name);
+    fprintf(stderr, "] [-r REPS] [-q])\n");
     exit(2);
 }
 
