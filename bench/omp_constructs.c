@@ -41,6 +41,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "omp_construct_list.h"
+
 #define DELAY_NS 100.0 /* EPCC's default delay time, 0.1 us */
 #define MAXOUTER 64
 
@@ -119,14 +121,12 @@ static double t_for_dynamic(long reps)
     return now() - t0;
 }
 
-enum { PFD_ITERS = 64 };
-
 static double t_parallel_for_dynamic(long reps)
 {
     double t0 = now();
     for (long j = 0; j < reps; j++) {
 #pragma omp parallel for schedule(dynamic)
-        for (int i = 0; i < PFD_ITERS; i++)
+        for (int i = 0; i < AG_OMP_PFD_ITERS; i++)
             delay(delay_iters);
     }
     return now() - t0;
@@ -194,10 +194,9 @@ static const struct construct {
     double (*run)(long reps);
     int iters; /* 0: one delay per thread and rep; else a loop of this many delays shared by the team */
 } constructs[] = {
-    { "parallel", t_parallel, 0 }, { "parallel-for", t_parallel_for, 0 }, { "for", t_for, 0 },
-    { "for-dynamic", t_for_dynamic, 0 }, { "parallel-for-dynamic", t_parallel_for_dynamic, PFD_ITERS },
-    { "barrier", t_barrier, 0 }, { "single", t_single, 0 }, { "reduction", t_reduction, 0 },
-    { "doacross", t_doacross, 0 },
+#define AG_CONSTRUCT_ENTRY(id, name, iters) { name, t_##id, iters },
+    AG_OMP_CONSTRUCTS(AG_CONSTRUCT_ENTRY, )
+#undef AG_CONSTRUCT_ENTRY
 };
 enum { NCONSTRUCTS = sizeof constructs / sizeof constructs[0] };
 

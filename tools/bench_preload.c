@@ -35,13 +35,16 @@
 #include "stats.h"
 #include "paths.h"
 #include "topo.h"
+#include "../bench/omp_construct_list.h"
 
 extern char **environ;
 
 static const char *const APPS[] = { "cg", "mg", "nbody", "vcode", "streamcluster" };
 #define NAPPS (sizeof APPS / sizeof APPS[0])
-static const char CONSTRUCTS[] =
-    "parallel,parallel-for,for,for-dynamic,parallel-for-dynamic,barrier,single,reduction,doacross";
+/* the construct program's list, comma-separated */
+#define AG_CONSTRUCT_NAME(id, name, iters) name
+static const char CONSTRUCTS[] = AG_OMP_CONSTRUCTS(AG_CONSTRUCT_NAME, ",");
+#undef AG_CONSTRUCT_NAME
 static const char *const CC[][2] = { { "gcc", "libgomp" }, { "clang", "libomp" } };
 static const char *const BIND[] = { "true", "false" };
 
