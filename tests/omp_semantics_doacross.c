@@ -12,8 +12,10 @@
  * ignored), a 3-D one with collapse(2), a 7-D one (more sink indices than integer registers) and a 9-D one
  * (more than the shim keeps posts for: libgomp's loop, its waits passed on through the shim). All of them
  * run again in a team of one (whose waits the shim skips), and a team of two that libgomp enters without
- * the shim runs doacross loops inside a team of one's. Random work between the steps varies who waits for
- * whom; every iteration runs exactly once. */
+ * the shim runs doacross loops inside a team of one's loop and inside a loop of a team of the default
+ * size (whose posts the shim keeps). Random work between the steps varies who waits for whom; every
+ * iteration runs exactly once. */
+#include <stdio.h>
 #include <string.h>
 
 #include "omp_semantics.h"
@@ -269,19 +271,23 @@ static long in_v[N1], in_red, in_sum; /* the reductions' variables (only their e
         }                                                                                                  \
     } while (0)
 
-/* the team of two, its one loop begun through the specific entry or (task) the generic one */
-static void inner_team(int r, int task)
+/* the team of two inside `outer`'s loop, its one loop begun through the specific entry or (task) the
+ * generic one */
+static void inner_team(int r, int task, const char *outer)
 {
+    char team[120], loop[160], tloop[180];
+    snprintf(team, sizeof team, "team of two inside %s doacross loop", outer);
+    snprintf(loop, sizeof loop, "doacross loop in a team of two inside %s", outer);
+    snprintf(tloop, sizeof tloop, "task-reduction doacross loop in a team of two inside %s", outer);
     for (int k = 0; k < N1; k++)
         atomic_store(&in_posted[k], -1);
     PRAGMA(omp parallel num_threads(2) reduction(task, + : in_red))
     {
-        team_size(2, "team of two inside a team of one's doacross loop");
+        team_size(2, team);
         if (task)
-            INNER_LOOP(r, "task-reduction doacross loop in a team of two inside a team of one's",
-                       reduction(task, + : in_sum));
+            INNER_LOOP(r, tloop, reduction(task, + : in_sum));
         else
-            INNER_LOOP(r, "doacross loop in a team of two inside a team of one's");
+            INNER_LOOP(r, loop);
     }
     long x = 0;
     for (int i = 0; i < N1; i++)
@@ -290,23 +296,30 @@ static void inner_team(int r, int task)
                  x);
 }
 
-/* the team of one's own loop, whose iteration N1 / 2 starts that team (only one: a second one in the same
- * loop would find the shim's mark cleared by the first) */
-static void solo(int r, int task)
+/* `outer`'s own loop (a team of one's, or a team's the shim serves: its posts the shim's), whose iteration
+ * N1 / 2 starts that team (only one: in a team of one a second one in the same loop would find the shim's
+ * mark cleared by the first). In the served team the nested loop's posts and waits are libgomp's, found
+ * by their level once its start has marked the outer loop (AG_DX_NESTED): without that they would read
+ * the outer loop's posts. */
+static void host(int r, int task, const char *outer)
 {
-    begin(N1);
-    want_1d(r);
+    PRAGMA(omp single)
+    {
+        begin(N1);
+        want_1d(r);
+    }
     PRAGMA(omp for ordered(1) schedule(dynamic, 2))
     for (int i = 0; i < N1; i++) {
         PRAGMA(omp ordered depend(sink : i - 1))
         if (i)
-            sink_done(i, i - 1, r, "team of one's doacross loop");
+            sink_done(i, i - 1, r, outer);
         if (i == N1 / 2)
-            inner_team(2 * r + task, task);
+            inner_team(2 * r + task, task, outer);
         post_at(i, (i ? 3 * v[i - 1] : 7) + i + r, r);
         PRAGMA(omp ordered depend(source))
     }
-    compare(N1, "team of one's doacross loop", r);
+    PRAGMA(omp single)
+    compare(N1, outer, r);
 }
 
 static void rounds(void)
@@ -333,8 +346,15 @@ int case_doacross(void)
     {
         rounds();
         for (int r = 0; r < DXR; r++)
-            solo(r, 0), solo(r, 1);
+            host(r, 0, "a team of one's"), host(r, 1, "a team of one's");
     }
-    return report("doacross", "rounds %d loops 13 in teams of the default size and of one, 2 with a team of"
-                  " two inside, iterations %d..%d each once, in dependence order", DXR, N1, NINE);
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2); /* the nested team of two inside a team of the default size */
+    PRAGMA(omp parallel)
+    for (int r = 0; r < DXR; r++)
+        host(r, 0, "a served team's"), host(r, 1, "a served team's");
+    omp_set_max_active_levels(levels);
+    return report("doacross", "rounds %d loops 13 in teams of the default size and of one, 4 with a team of"
+                  " two inside (in a team of one, in one of the default size), iterations %d..%d each once,"
+                  " in dependence order", DXR, N1, NINE);
 }

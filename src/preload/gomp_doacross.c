@@ -108,19 +108,35 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
  * passed on to it later (the mark cleared below) finds every one made. */
 #define AG_DX_SOLO_WORD 1 /* its value, which the assembly entry points compare with */
 #define AG_DX_SOLO ((void *)AG_DX_SOLO_WORD)
+/* The bit set in `loop.extra` (the posts of a loop of the shim's, 64-aligned) once a doacross loop of
+ * libgomp's has begun in the thread while that loop runs: a loop in a region libgomp entered without the
+ * shim (GOMP_parallel_reductions, a target region on the host), inside the body. While the bit is clear,
+ * every post and wait of the thread is the shim's loop's: the thread is inside that loop (`extra` is set
+ * when it begins and cleared when the thread's last chunk is taken, ag_loop_finish), so a post or wait of
+ * another loop comes from a loop nested in its body, which begins at one of the entry points below (each
+ * calls solo_mark when the loop is not the shim's) — or from another runtime, which the entry points tell
+ * apart first (ag_scope_mode). Once set, posts and waits ask libgomp for the level (ag_gomp_loop_team),
+ * as every one did before the thirty-sixth part: that call and the C path around it made a one-flop
+ * wavefront's waits 5-40 % slower than libgomp's (docs/results.md). */
+#define AG_DX_NESTED 2u
+#define AG_DX_MARKS 3u /* the low bits of `extra` that are not a pointer's */
 
 /* A doacross loop of libgomp's begins in the calling thread: its context marked when it is a team of one
  * at the current level and the shim hands out loops, unmarked otherwise. The mark of a team of one is
  * always cleared when another doacross loop begins in its thread before the loop ends: one in a team
  * that libgomp entered without the shim (GOMP_parallel_reductions, a target region run on the host)
  * inside its body is multi-threaded, or at another level, and must wait for real. A loop of the shim's
- * (`extra` its posts) is left as it is: such a nested loop finds no loop of the shim's at its level. */
+ * (`extra` its posts) gets AG_DX_NESTED instead: its posts and waits check the level from then on. */
 static void solo_mark(void)
 {
     (void)ag_gomp_loop_ctx(); /* resolves a context of the current level (NULL in a team of one) */
     struct ag_team_ctx *c = ag_gomp_cur;
-    if (!c || !c->resolved || (c->loop.extra && c->loop.extra != AG_DX_SOLO))
+    if (!c || !c->resolved)
         return;
+    if (c->loop.extra && c->loop.extra != AG_DX_SOLO) {
+        c->loop.extra = (void *)((uintptr_t)c->loop.extra | AG_DX_NESTED);
+        return;
+    }
     c->loop.extra = c->n == 1 && ag_gomp_loops_on() && c->level == ag_gomp_omp_level() ? AG_DX_SOLO : NULL;
 }
 
@@ -141,15 +157,20 @@ static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk
 
 /* The calling thread's doacross loop of the shim's, or NULL (the loop is libgomp's). A thread whose loop
  * is not the shim's (a team of one, a loop left to libgomp) is told so by one thread-local load and goes
- * on to libgomp at once; otherwise the level is checked too (ag_gomp_loop_team): the context may be that
- * of an enclosing team, this loop in a region libgomp entered without the shim. */
+ * on to libgomp at once, one inside a loop of the shim's is given it (AG_DX_NESTED clear: the post or wait
+ * is that loop's); with the bit set the level is checked (ag_gomp_loop_team): the context may be that of
+ * an enclosing team, this loop in a region libgomp entered without the shim. */
 static inline __attribute__((always_inline)) struct ag_doacross *mine(void)
 {
     struct ag_team_ctx *c = ag_gomp_cur;
     if (!c || !c->resolved || !c->loop.extra) /* NULL but while its doacross loop of the shim's runs */
         return NULL;
-    c = ag_gomp_loop_team();
-    return c ? c->loop.extra : NULL;
+    uintptr_t x = (uintptr_t)c->loop.extra;
+    if (!(x & AG_DX_MARKS))
+        return (struct ag_doacross *)x;
+    if (x == AG_DX_SOLO_WORD || !ag_gomp_loop_team())
+        return NULL;
+    return (struct ag_doacross *)(x & ~(uintptr_t)AG_DX_MARKS);
 }
 
 /* The position of the inner indices idx[1..] (count[d] each), plus one; 0 when one is out of range (a
@@ -315,17 +336,29 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
 }
 
 #if defined(__x86_64__) && defined(__ELF__)
+/* The wait of a loop of the shim's with AG_DX_NESTED clear and at most six dimensions (mine()'s fast
+ * answer), its indices the caller's six argument registers as they are: the entry points jump here. */
+static __attribute__((used)) void fast_wait(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
+                                            uint64_t i5) __asm__("ag_gomp_dx_fast_wait");
+static void fast_wait(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, uint64_t i5)
+{
+    const uint64_t v[6] = { i0, i1, i2, i3, i4, i5 };
+    wait_for(ag_gomp_cur->loop.extra, v);
+}
+
 /* x86-64: the entry points in assembly. When the runtime is the process's only one, a wait with no doacross
  * loop of the shim's in its thread (mine()'s first test: no context, unresolved, or no `extra`) jumps to
- * libgomp's at once if that has been looked up, and one in a marked team of one (AG_DX_SOLO) returns. Any
- * other saves the six index registers (and %al,
+ * libgomp's at once if that has been looked up, one in a marked team of one (AG_DX_SOLO) returns, and one
+ * in a loop of the shim's whose mark is clear and whose dimensions fit the argument registers jumps to
+ * fast_wait with the registers untouched. Any other saves the six index registers (and %al,
  * the variadic callee's count of vector registers) in the order that makes them regs[0..5], points rest
  * at the caller's stack arguments above the return address, asks route_wait, restores everything and goes
- * on, or returns. The offsets the first test reads: */
+ * on, or returns. The offsets the first tests read: */
 #define AG_DX_CTX_RESOLVED 28
 #define AG_DX_CTX_EXTRA 184
 _Static_assert(offsetof(struct ag_team_ctx, resolved) == AG_DX_CTX_RESOLVED, "update AG_DX_CTX_RESOLVED");
 _Static_assert(offsetof(struct ag_team_ctx, loop.extra) == AG_DX_CTX_EXTRA, "update AG_DX_CTX_EXTRA");
+_Static_assert(offsetof(struct ag_doacross, ndims) == 0 && AG_DX_MARKS == 3, "update WAIT_ENTRY");
 _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
                "ag_scope_mode's GOMP entry moved: update WAIT_ENTRY");
 #define PUSH(r) "pushq %" r "\n\t.cfi_adjust_cfa_offset 8\n\t"
@@ -344,6 +377,12 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
             "movq " AG_STR(AG_DX_CTX_EXTRA) "(%r11), %r11\n\t"                                             \
             "testq %r11, %r11\n\t"                                                                         \
             "je 3f\n\t"                                                                                    \
+            "testq $3, %r11\n\t"                                                                          \
+            "jnz 4f\n\t"                                                                                   \
+            "cmpl $6, (%r11)\n\t"   /* ndims */                                                            \
+            "ja 2f\n\t"                                                                                    \
+            "jmp ag_gomp_dx_fast_wait\n"                                                                   \
+            "4:\n\t"                                                                                       \
             "cmpq $" AG_STR(AG_DX_SOLO_WORD) ", %r11\n\t"                                                  \
             "jne 2f\n\t"                                                                                   \
             "ret\n"                                                                                        \
