@@ -377,7 +377,7 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
             "movq " AG_STR(AG_DX_CTX_EXTRA) "(%r11), %r11\n\t"                                             \
             "testq %r11, %r11\n\t"                                                                         \
             "je 3f\n\t"                                                                                    \
-            "testq $3, %r11\n\t"                                                                          \
+            "testq $3, %r11\n\t"                                                                           \
             "jnz 4f\n\t"                                                                                   \
             "cmpl $6, (%r11)\n\t"   /* ndims */                                                            \
             "ja 2f\n\t"                                                                                    \
