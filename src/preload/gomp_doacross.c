@@ -119,7 +119,7 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
  * as every one did before the thirty-sixth part: that call and the C path around it made a one-flop
  * wavefront's waits 5-40 % slower than libgomp's (docs/results.md). */
 #define AG_DX_NESTED 2u
-#define AG_DX_MARKS 3u /* the low bits of `extra` that are not a pointer's */
+#define AG_DX_MARKS 3 /* the low bits of `extra` that are not a pointer's (the assembly tests them) */
 
 /* A doacross loop of libgomp's begins in the calling thread: its context marked when it is a team of one
  * at the current level and the shim hands out loops, unmarked otherwise. The mark of a team of one is
@@ -302,6 +302,7 @@ POST(ull_post, ull)
  * goes on to libgomp (or to another runtime) must find all of them where its caller put them: a C entry
  * point can pass on only as many as it names, and one that passed on eight made libgomp's loops of nine
  * dimensions read garbage for the ninth and now and then hang (docs/results.md, thirty-fourth part). */
+#define AG_DX_REG_INDICES 6 /* the indices a wait is passed in registers: rdi, rsi, rdx, rcx, r8, r9 */
 static const char *const wait_names[2] = { "GOMP_doacross_wait", "GOMP_doacross_ull_wait" };
 
 /* libgomp's two waits, once looked up (the entry points below jump to them) */
@@ -330,7 +331,7 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
     }
     uint64_t v[AG_DX_MAX_DIMS];
     for (unsigned k = 0; k < d->ndims; k++)
-        v[k] = k < 6 ? regs[k] : rest[k - 6];
+        v[k] = k < AG_DX_REG_INDICES ? regs[k] : rest[k - AG_DX_REG_INDICES];
     wait_for(d, v);
     return NULL;
 }
@@ -342,7 +343,7 @@ static __attribute__((used)) void fast_wait(uint64_t i0, uint64_t i1, uint64_t i
                                             uint64_t i5) __asm__("ag_gomp_dx_fast_wait");
 static void fast_wait(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, uint64_t i5)
 {
-    const uint64_t v[6] = { i0, i1, i2, i3, i4, i5 };
+    const uint64_t v[AG_DX_REG_INDICES] = { i0, i1, i2, i3, i4, i5 };
     wait_for(ag_gomp_cur->loop.extra, v);
 }
 
@@ -358,7 +359,7 @@ static void fast_wait(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64
 #define AG_DX_CTX_EXTRA 184
 _Static_assert(offsetof(struct ag_team_ctx, resolved) == AG_DX_CTX_RESOLVED, "update AG_DX_CTX_RESOLVED");
 _Static_assert(offsetof(struct ag_team_ctx, loop.extra) == AG_DX_CTX_EXTRA, "update AG_DX_CTX_EXTRA");
-_Static_assert(offsetof(struct ag_doacross, ndims) == 0 && AG_DX_MARKS == 3, "update WAIT_ENTRY");
+_Static_assert(offsetof(struct ag_doacross, ndims) == 0, "WAIT_ENTRY reads ndims at offset 0");
 _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
                "ag_scope_mode's GOMP entry moved: update WAIT_ENTRY");
 #define PUSH(r) "pushq %" r "\n\t.cfi_adjust_cfa_offset 8\n\t"
@@ -377,9 +378,9 @@ _Static_assert(AG_SIDE_GOMP == 0 && AG_SCOPE_GLOBAL == 0,
             "movq " AG_STR(AG_DX_CTX_EXTRA) "(%r11), %r11\n\t"                                             \
             "testq %r11, %r11\n\t"                                                                         \
             "je 3f\n\t"                                                                                    \
-            "testq $3, %r11\n\t"                                                                           \
+            "testq $" AG_STR(AG_DX_MARKS) ", %r11\n\t"                                                     \
             "jnz 4f\n\t"                                                                                   \
-            "cmpl $6, (%r11)\n\t"   /* ndims */                                                            \
+            "cmpl $" AG_STR(AG_DX_REG_INDICES) ", (%r11)\n\t" /* ndims */                                  \
             "ja 2f\n\t"                                                                                    \
             "jmp ag_gomp_dx_fast_wait\n"                                                                   \
             "4:\n\t"                                                                                       \
