@@ -47,9 +47,20 @@
 /* a waiter in a team that fits the CPUs polls this long before it yields at every poll */
 #define AG_DX_SPIN_NS 100000
 
+/* What a thread last read of the words of two indices (picked by parity: a wavefront's sinks on the row
+ * before and on its own keep one each): index + 1 (0: none), position. A word only grows (one thread
+ * posts an index's iterations in order), so a sink at or below that is posted and the waiter need not
+ * touch the line, which every post takes away: behind its producer it reads the word once for many
+ * sinks (libgomp's wait reads it every time). The acquire that read it pairs with that post's release. */
+struct ag_dx_seen {
+    _Alignas(64) uint64_t index[2];
+    uint64_t pos[2];
+};
+
 struct ag_doacross {
     unsigned ndims, stride; /* the word of index i is posted[i * stride] */
     int crowded;
+    struct ag_dx_seen *seen; /* one per team thread, after the posts */
     uint64_t count[AG_DX_MAX_DIMS];
     _Alignas(64) _Atomic uint64_t posted[]; /* count[0] * stride words */
 };
@@ -75,13 +86,14 @@ static int servable(unsigned ndims, const uint64_t *count)
  * with every word 0; a thread out of memory tries again until another's copy or its own is in place.
  * The acquire pairs with the installer's release: the zeroed words and the counts are visible. */
 static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const uint64_t *count,
-                                  int crowded)
+                                  int crowded, unsigned threads)
 {
     void *x = atomic_load_explicit(&s->extra, memory_order_acquire);
     while (!x) {
         const unsigned stride = count[0] <= AG_DX_PADDED_INDICES ? AG_DX_LINE_WORDS : 1;
         const size_t words = count[0] * stride;
-        const size_t bytes = (sizeof(struct ag_doacross) + words * sizeof(uint64_t) + 63) / 64 * 64;
+        const size_t posts = (sizeof(struct ag_doacross) + words * sizeof(uint64_t) + 63) / 64 * 64;
+        const size_t bytes = posts + threads * sizeof(struct ag_dx_seen);
         struct ag_doacross *d = aligned_alloc(64, bytes);
         if (!d) {
             sched_yield();
@@ -90,6 +102,7 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
         }
         memset(d, 0, bytes);
         d->ndims = ndims, d->stride = stride, d->crowded = crowded;
+        d->seen = (struct ag_dx_seen *)((char *)d + posts);
         for (unsigned k = 0; k < ndims; k++)
             d->count[k] = count[k];
         if (atomic_compare_exchange_strong_explicit(&s->extra, &x, d, memory_order_acq_rel,
@@ -151,7 +164,7 @@ static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk
         solo_mark();
         return -1;
     }
-    c->loop.extra = attach(c->loop.slot, ndims, count, c->loops->crowded);
+    c->loop.extra = attach(c->loop.slot, ndims, count, c->loops->crowded, c->n);
     return ag_gomp_loop_next(&c->loop, istart, iend);
 }
 
@@ -195,17 +208,20 @@ static void post(struct ag_doacross *d, const uint64_t *idx)
         atomic_store_explicit(&d->posted[idx[0] * d->stride], p, memory_order_release);
 }
 
-/* depend(sink: idx): until word idx[0] has reached idx's position (acquire: see post). */
-static void wait_for(struct ag_doacross *d, const uint64_t *idx)
+/* depend(sink: idx) in team thread tid: until word idx[0] has reached idx's position (acquire: see post),
+ * or at once when what the thread last read of it already has (struct ag_dx_seen). */
+static void wait_for(struct ag_doacross *d, unsigned tid, const uint64_t *idx)
 {
     uint64_t p = position(d, idx);
     if (idx[0] >= d->count[0] || !p)
         return;
-    _Atomic uint64_t *w = &d->posted[idx[0] * d->stride];
-    if (atomic_load_explicit(w, memory_order_acquire) >= p)
+    struct ag_dx_seen *s = &d->seen[tid];
+    const unsigned e = idx[0] & 1;
+    if (s->index[e] == idx[0] + 1 && s->pos[e] >= p)
         return;
-    uint64_t since = 0;
-    for (unsigned k = 1; atomic_load_explicit(w, memory_order_acquire) < p; k++) {
+    _Atomic uint64_t *w = &d->posted[idx[0] * d->stride];
+    uint64_t at = atomic_load_explicit(w, memory_order_acquire), since = 0;
+    for (unsigned k = 1; at < p; k++, at = atomic_load_explicit(w, memory_order_acquire)) {
         if (d->crowded && k > 16) {
             sched_yield();
             continue;
@@ -219,6 +235,7 @@ static void wait_for(struct ag_doacross *d, const uint64_t *idx)
         else if (now - since > AG_DX_SPIN_NS)
             sched_yield(); /* the thread that posts it may be waiting for this CPU */
     }
+    s->index[e] = idx[0] + 1, s->pos[e] = at;
 }
 
 /* libgomp's own fn, looked up once */
@@ -332,7 +349,7 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
     uint64_t v[AG_DX_MAX_DIMS];
     for (unsigned k = 0; k < d->ndims; k++)
         v[k] = k < AG_DX_REG_INDICES ? regs[k] : rest[k - AG_DX_REG_INDICES];
-    wait_for(d, v);
+    wait_for(d, c->tid, v);
     return NULL;
 }
 
@@ -344,7 +361,8 @@ static __attribute__((used)) void fast_wait(uint64_t i0, uint64_t i1, uint64_t i
 static void fast_wait(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, uint64_t i5)
 {
     const uint64_t v[AG_DX_REG_INDICES] = { i0, i1, i2, i3, i4, i5 };
-    wait_for(ag_gomp_cur->loop.extra, v);
+    const struct ag_team_ctx *c = ag_gomp_cur;
+    wait_for(c->loop.extra, c->tid, v);
 }
 
 /* x86-64: the entry points in assembly. When the runtime is the process's only one, a wait with no doacross
