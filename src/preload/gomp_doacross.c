@@ -117,40 +117,44 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
 /* `loop.extra` of the context of a team of one while a doacross loop of libgomp's runs there. Its one
  * thread runs every iteration in order, so each sink has run before its wait, and the wait returns at once
  * (the entry points below): libgomp's wait would only find it posted, at twice the cost of the iteration
- * in a one-flop wavefront (docs/results.md, thirty-fifth part). The posts still go to libgomp, so a wait
- * passed on to it later (the mark cleared below) finds every one made. */
+ * in a one-flop wavefront (docs/results.md, thirty-fifth part). Its posts return at once too: libgomp sees
+ * none of the loop's posts and waits, so none of its waits can miss a post (with AG_DX_NESTED, below,
+ * those of the loop's level are still its). */
 #define AG_DX_SOLO_WORD 1 /* its value, which the assembly entry points compare with */
 #define AG_DX_SOLO ((void *)AG_DX_SOLO_WORD)
-/* The bit set in `loop.extra` (the posts of a loop of the shim's, 64-aligned) once a doacross loop of
- * libgomp's has begun in the thread while that loop runs: a loop in a region libgomp entered without the
- * shim (GOMP_parallel_reductions, a target region on the host), inside the body. While the bit is clear,
- * every post and wait of the thread is the shim's loop's: the thread is inside that loop (`extra` is set
- * when it begins and cleared when the thread's last chunk is taken, ag_loop_finish), so a post or wait of
- * another loop comes from a loop nested in its body, which begins at one of the entry points below (each
- * calls solo_mark when the loop is not the shim's) — or from another runtime, which the entry points tell
- * apart first (ag_scope_mode). Once set, posts and waits ask libgomp for the level (ag_gomp_loop_team),
- * as every one did before the thirty-sixth part: that call and the C path around it made a one-flop
- * wavefront's waits 5-40 % slower than libgomp's (docs/results.md). */
+/* The bit set in `loop.extra` (the posts of a loop of the shim's, 64-aligned, or AG_DX_SOLO) once a
+ * doacross loop of libgomp's has begun in the thread while that loop runs: a loop in a region libgomp
+ * entered without the shim (GOMP_parallel_reductions, a target region on the host), inside the body. While
+ * the bit is clear, every post and wait of the thread is the shim's loop's: the thread is inside that loop
+ * (`extra` is set when it begins and cleared when the thread's last chunk is taken, ag_loop_finish), so a
+ * post or wait of another loop comes from a loop nested in its body, which begins at one of the entry
+ * points below (each calls solo_mark when the loop is not the shim's) — or from another runtime, which the
+ * entry points tell apart first (ag_scope_mode). Once set, posts and waits ask libgomp for the level
+ * (ag_gomp_loop_team), as every one did before the thirty-sixth part: that call and the C path around it
+ * made a one-flop wavefront's waits 5-40 % slower than libgomp's (docs/results.md). */
 #define AG_DX_NESTED 2u
 #define AG_DX_MARKS 3 /* the low bits of `extra` that are not a pointer's (the assembly tests them) */
 
-/* A doacross loop of libgomp's begins in the calling thread: its context marked when it is a team of one
- * at the current level and the shim hands out loops, unmarked otherwise. The mark of a team of one is
- * always cleared when another doacross loop begins in its thread before the loop ends: one in a team
- * that libgomp entered without the shim (GOMP_parallel_reductions, a target region run on the host)
- * inside its body is multi-threaded, or at another level, and must wait for real. A loop of the shim's
- * (`extra` its posts) gets AG_DX_NESTED instead: its posts and waits check the level from then on. */
+/* A doacross loop of libgomp's begins in the calling thread: its context marked AG_DX_SOLO when it is a
+ * team of one at the current level and the shim hands out loops, unmarked otherwise. One that begins at
+ * another level while a loop of the thread's runs (in a team that libgomp entered without the shim,
+ * GOMP_parallel_reductions or a target region run on the host, inside the body) is multi-threaded or
+ * another team's and must wait for real: the running loop, the shim's (`extra` its posts) or a team of
+ * one's (AG_DX_SOLO, which stays after such a loop ends: the next loop at its level marks again), gets
+ * AG_DX_NESTED, and its posts and waits check the level from then on. */
 static void solo_mark(void)
 {
     (void)ag_gomp_loop_ctx(); /* resolves a context of the current level (NULL in a team of one) */
     struct ag_team_ctx *c = ag_gomp_cur;
     if (!c || !c->resolved)
         return;
-    if (c->loop.extra && c->loop.extra != AG_DX_SOLO) {
-        c->loop.extra = (void *)((uintptr_t)c->loop.extra | AG_DX_NESTED);
+    const uintptr_t x = (uintptr_t)c->loop.extra;
+    const int here = c->level == ag_gomp_omp_level();
+    if (x && (x & ~(uintptr_t)AG_DX_MARKS || !here)) {
+        c->loop.extra = (void *)(x | AG_DX_NESTED);
         return;
     }
-    c->loop.extra = c->n == 1 && ag_gomp_loops_on() && c->level == ag_gomp_omp_level() ? AG_DX_SOLO : NULL;
+    c->loop.extra = c->n == 1 && ag_gomp_loops_on() && here ? AG_DX_SOLO : NULL;
 }
 
 /* Begin the doacross loop in the calling thread's served team and take its first chunk: true or false
@@ -168,22 +172,23 @@ static int start(unsigned ndims, const uint64_t *count, int kind, uint64_t chunk
     return ag_gomp_loop_next(&c->loop, istart, iend);
 }
 
-/* The calling thread's doacross loop of the shim's, or NULL (the loop is libgomp's). A thread whose loop
- * is not the shim's (a team of one, a loop left to libgomp) is told so by one thread-local load and goes
- * on to libgomp at once, one inside a loop of the shim's is given it (AG_DX_NESTED clear: the post or wait
- * is that loop's); with the bit set the level is checked (ag_gomp_loop_team): the context may be that of
- * an enclosing team, this loop in a region libgomp entered without the shim. */
+/* The calling thread's doacross loop of the shim's, AG_DX_SOLO (a team of one's: the post or wait is
+ * done), or NULL (the loop is libgomp's). A thread whose loop is not the shim's (a loop left to libgomp)
+ * is told so by one thread-local load and goes on to libgomp at once, one inside a loop of the shim's or a
+ * team of one's is given it (AG_DX_NESTED clear: the post or wait is that loop's); with the bit set the
+ * level is checked: the context may be that of an enclosing team, this loop in a region libgomp entered
+ * without the shim. */
 static inline __attribute__((always_inline)) struct ag_doacross *mine(void)
 {
     struct ag_team_ctx *c = ag_gomp_cur;
     if (!c || !c->resolved || !c->loop.extra) /* NULL but while its doacross loop of the shim's runs */
         return NULL;
     uintptr_t x = (uintptr_t)c->loop.extra;
-    if (!(x & AG_DX_MARKS))
+    if (!(x & AG_DX_MARKS) || x == AG_DX_SOLO_WORD)
         return (struct ag_doacross *)x;
-    if (x == AG_DX_SOLO_WORD || !ag_gomp_loop_team())
-        return NULL;
-    return (struct ag_doacross *)(x & ~(uintptr_t)AG_DX_MARKS);
+    if (x == (AG_DX_SOLO_WORD | AG_DX_NESTED))
+        return c->level == ag_gomp_omp_level() ? AG_DX_SOLO : NULL;
+    return ag_gomp_loop_team() ? (struct ag_doacross *)(x & ~(uintptr_t)AG_DX_MARKS) : NULL;
 }
 
 /* The position of the inner indices idx[1..] (count[d] each), plus one; 0 when one is out of range (a
@@ -305,7 +310,8 @@ GENERIC(ull_doacross, ull)
         AG_GOMP_FORWARD_VOID(GOMP_doacross_##sfx, counts);                                                 \
         struct ag_doacross *d = mine();                                                                    \
         if (d) {                                                                                           \
-            post(d, (const uint64_t *)counts);                                                             \
+            if (d != AG_DX_SOLO)                                                                           \
+                post(d, (const uint64_t *)counts);                                                         \
             return;                                                                                        \
         }                                                                                                  \
         REAL(GOMP_doacross_##sfx);                                                                         \
@@ -337,10 +343,9 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
         if (f)
             return f;
     }
-    const struct ag_team_ctx *c = ag_gomp_cur;
-    if (c && c->resolved && c->loop.extra == AG_DX_SOLO)
-        return NULL;
     struct ag_doacross *d = mine();
+    if (d == AG_DX_SOLO)
+        return NULL;
     if (!d) {
         if (!dx_real[ull])
             dx_real[ull] = ag_scope_sym(AG_SIDE_GOMP, wait_names[ull]);
@@ -349,7 +354,7 @@ static void *route_wait(const uint64_t *regs, const uint64_t *rest, const void *
     uint64_t v[AG_DX_MAX_DIMS];
     for (unsigned k = 0; k < d->ndims; k++)
         v[k] = k < AG_DX_REG_INDICES ? regs[k] : rest[k - AG_DX_REG_INDICES];
-    wait_for(d, c->tid, v);
+    wait_for(d, ag_gomp_cur->tid, v);
     return NULL;
 }
 
