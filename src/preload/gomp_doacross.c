@@ -130,8 +130,8 @@ static struct ag_doacross *attach(struct ag_loop_slot *s, unsigned ndims, const 
  * post or wait of another loop comes from a loop nested in its body, which begins at one of the entry
  * points below (each calls solo_mark when the loop is not the shim's) — or from another runtime, which the
  * entry points tell apart first (ag_scope_mode). Once set, posts and waits ask libgomp for the level
- * (ag_gomp_loop_team), as every one did before the thirty-sixth part: that call and the C path around it
- * made a one-flop wavefront's waits 5-40 % slower than libgomp's (docs/results.md). */
+ * (mine()), as every one did before the thirty-sixth part: that call and the C path around it made a
+ * one-flop wavefront's waits 5-40 % slower than libgomp's (docs/results.md). */
 #define AG_DX_NESTED 2u
 #define AG_DX_MARKS 3 /* the low bits of `extra` that are not a pointer's (the assembly tests them) */
 
