@@ -58,11 +58,22 @@ __asm__(".text\n"
         ".text\n");
 void ag_coro_swap(void **save_sp, void *new_sp);
 
+/* Where in its top page a coroutine's stack begins: one cache line further down for each coroutine made,
+ * 64 positions in turn. Every stack is a whole number of pages, so without it the hot top of every
+ * stack — the frames a switch pops and pushes — lies at the same offset in its page, in the same few
+ * sets of the L1 and L2 caches (indexed by the address bits below 12 and a few above): at 1024
+ * participants a switch missed there on the registers it pops, a fifth of the simulator's time. */
+static size_t stack_color(void)
+{
+    static unsigned made;
+    return (size_t)(made++ % 64) * 64;
+}
+
 static void arch_start(struct coro *c, void (*fn)(void))
 {
-    /* top 16-aligned; a zero return address for fn (it never returns), fn itself for `ret`, then six
-     * zeroed registers: fn starts with rsp = 8 mod 16, as after a call */
-    uintptr_t top = ((uintptr_t)c->stack + c->size) & ~(uintptr_t)15;
+    /* top 16-aligned and coloured; a zero return address for fn (it never returns), fn itself for `ret`,
+     * then six zeroed registers: fn starts with rsp = 8 mod 16, as after a call */
+    uintptr_t top = ((uintptr_t)c->stack + c->size - stack_color()) & ~(uintptr_t)15;
     void **sp = (void **)top;
     *--sp = NULL;
     *--sp = (void *)fn;
