@@ -33,9 +33,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+#include "now.h"   /* ag_now_ns: the library's CLOCK_MONOTONIC reader, header-only */
 
 enum { MAX_THREADS = 256, DEFAULT_EPISODES = 1 << 20, MAX_EPISODES = 1 << 26 };
 
@@ -45,7 +46,7 @@ struct stamp { uint64_t in, out; };
 struct site {
     const char *name;
     void *next;                      /* the runtime's (or the shim's) entry point, RTLD_NEXT */
-    _Atomic int team;                /* the team size recorded: 0 none yet, -1 stopped (size changed) */
+    _Atomic int team;                /* the team size recorded: 0 none yet, CLAIMING, STOPPED (below) */
     struct stamp *stamps;
     struct { _Alignas(64) long n; } count[MAX_THREADS];   /* a line each: no traffic of its own */
 };
@@ -54,10 +55,9 @@ static struct site gomp_site = { .name = "GOMP_barrier" }, kmp_site = { .name = 
 static long episodes_max = DEFAULT_EPISODES;
 static int (*thread_num)(void), (*num_threads)(void), (*level)(void);
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* thread t's k-th recorded call */
+static struct stamp *at(const struct site *s, int t, long k) {
+    return &s->stamps[(size_t)t * (size_t)episodes_max + (size_t)k];
 }
 
 __attribute__((constructor)) static void setup(void) {
@@ -112,15 +112,15 @@ static struct pending enter(struct site *s) {
     }
     struct pending p = { .t = thread_num() };
     p.rec = level() == 1 && p.t >= 0 && p.t < MAX_THREADS && recording(s, num_threads());
-    p.in = now_ns();
+    p.in = ag_now_ns();
     return p;
 }
 
 static void leave(struct site *s, struct pending p) {
-    uint64_t out = now_ns();
+    uint64_t out = ag_now_ns();
     if (!p.rec) return;
     long k = s->count[p.t].n++;
-    if (k < episodes_max) s->stamps[(size_t)p.t * (size_t)episodes_max + (size_t)k] = (struct stamp){ p.in, out };
+    if (k < episodes_max) *at(s, p.t, k) = (struct stamp){ p.in, out };
 }
 
 void GOMP_barrier(void) {
@@ -161,12 +161,12 @@ static void report(const struct site *s) {
     for (long k = 0; k < e; k++) {
         uint64_t first = UINT64_MAX, last = 0, out_sum = 0, out_max = 0;
         for (int t = 0; t < n; t++) {
-            const struct stamp *st = &s->stamps[(size_t)t * (size_t)episodes_max + (size_t)k];
+            const struct stamp *st = at(s, t, k);
             first = st->in < first ? st->in : first;
             last = st->in > last ? st->in : last;
         }
         for (int t = 0; t < n; t++) {   /* a thread returns after the last arrival: that is a barrier */
-            uint64_t out = s->stamps[(size_t)t * (size_t)episodes_max + (size_t)k].out;
+            uint64_t out = at(s, t, k)->out;
             uint64_t d = out > last ? out - last : 0;
             out_sum += d;
             out_max = d > out_max ? d : out_max;
@@ -177,7 +177,7 @@ static void report(const struct site *s) {
     }
     uint64_t span_start = UINT64_MAX;
     for (int t = 0; t < n; t++) {
-        uint64_t in = s->stamps[(size_t)t * (size_t)episodes_max].in;
+        uint64_t in = at(s, t, 0)->in;
         span_start = in < span_start ? in : span_start;
     }
     double span = (double)(span_end - span_start);
