@@ -48,6 +48,142 @@ static void joined_targets(void)
     }
 }
 
+/* ---- target, in the thread: a `target` (on the host: libgomp runs it in the thread that meets it, or in
+ * the one that runs its target task, the nesting afresh at level 0) whose `parallel` is at level 1 again,
+ * the level of the served team the thread is in. The region is libgomp's, and while it runs the shim sets
+ * the thread's context aside (gomp.c aside()): until 2026-12-08 its master took the enclosing team's
+ * andgate barrier and hung, its other thread in libgomp's. Met in a `single`, an iteration of a dynamic
+ * loop and of a doacross loop, a team of one's region, and a `master`'s nowait target (a task run in a
+ * barrier); the target's team is of one or two, started by `parallel` or by `parallel reduction(task, ...)`
+ * (GOMP_parallel_reductions). The target's code calls only this file's functions and keeps its checks in
+ * plain ints (an _Atomic may not be mapped); they are read after it. ---- */
+enum { TN = 40, TP = 6 };
+struct tgt_out {
+    int bad, singles, stamp[2][MAXT], ran[TN], order[TN]; /* order: iteration i's source has posted */
+};
+static struct tgt_out tgt_o;
+static atomic_int tgt_outer[TN];
+
+#define TGT_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+#define TGT_LD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define TGT_BAD(o) __atomic_fetch_add(&(o)->bad, 1, __ATOMIC_SEQ_CST)
+
+/* One thread of the target's team of n: TP barriers, after each of which every thread's stamp must be
+ * there; a dynamic loop; a single; a doacross loop whose iteration i finds i - 1 posted. */
+static void tgt_team_body(struct tgt_out *o, int n)
+{
+    const int t = omp_get_thread_num(), m = omp_get_num_threads();
+    if (m != n)
+        TGT_BAD(o);
+    for (int p = 1; p <= TP; p++) {
+        TGT_ST(o->stamp[p & 1][t], p);
+        PRAGMA(omp barrier)
+        for (int u = 0; u < m; u++)
+            if (TGT_LD(o->stamp[p & 1][u]) != p)
+                TGT_BAD(o);
+    }
+    PRAGMA(omp for schedule(dynamic, 1))
+    for (int i = 0; i < TN; i++)
+        __atomic_fetch_add(&o->ran[i], 1, __ATOMIC_SEQ_CST);
+    PRAGMA(omp single)
+    __atomic_fetch_add(&o->singles, 1, __ATOMIC_SEQ_CST);
+    PRAGMA(omp for ordered(1) schedule(static, 1))
+    for (int i = 0; i < TN; i++) {
+        PRAGMA(omp ordered depend(sink : i - 1))
+        if (i && TGT_LD(o->order[i - 1]) != 1)
+            TGT_BAD(o);
+        TGT_ST(o->order[i], 1);
+        PRAGMA(omp ordered depend(source))
+    }
+}
+
+static void tgt_team(struct tgt_out *o, int n, int task_reduction)
+{
+    long sum = 0;
+    if (task_reduction) {
+        PRAGMA(omp parallel num_threads(n) reduction(task, + : sum))
+        {
+            PRAGMA(omp task in_reduction(+ : sum))
+            sum++;
+            tgt_team_body(o, n);
+        }
+        if (sum != n)
+            TGT_BAD(o);
+    } else {
+        PRAGMA(omp parallel num_threads(n))
+        tgt_team_body(o, n);
+    }
+}
+
+static void tgt_reset(void)
+{
+    memset(&tgt_o, 0, sizeof tgt_o);
+}
+
+static void tgt_check(const char *where, int n, int red)
+{
+    int ran = 0, order = 0;
+    for (int i = 0; i < TN; i++)
+        ran += tgt_o.ran[i] == 1, order += tgt_o.order[i] == 1;
+    EXPECT(!tgt_o.bad && tgt_o.singles == 1 && ran == TN && order == TN, "a host target's team of %d (%s) "
+           "in %s: %d wrong stamps, sizes or sinks, %d singles, %d of %d iterations once, %d posted", n,
+           red ? "parallel reduction(task)" : "parallel", where, tgt_o.bad, tgt_o.singles, ran, TN, order);
+}
+
+/* the target's team of n, met by the calling thread, then checked */
+static void tgt_in_thread(const char *where, int n, int red)
+{
+    struct tgt_out *o = &tgt_o;
+    tgt_reset();
+    PRAGMA(omp target map(tofrom : o[0 : 1]))
+    tgt_team(o, n, red);
+    tgt_check(where, n, red);
+}
+
+static void thread_targets(void)
+{
+    for (int red = 0; red < 2; red++) {
+        PRAGMA(omp parallel)
+        PRAGMA(omp single)
+        tgt_in_thread("a single", 2, red);
+        PRAGMA(omp parallel num_threads(1))
+        tgt_in_thread("a team of one's region", 2, red);
+        for (int n = 1; n <= 2; n++) {
+            PRAGMA(omp parallel)
+            PRAGMA(omp for schedule(dynamic, 1))
+            for (int i = 0; i < 4; i++)
+                if (i == 1)
+                    tgt_in_thread("a dynamic loop", n, red);
+        }
+        PRAGMA(omp parallel)
+        {
+            PRAGMA(omp single)
+            for (int i = 0; i < TN; i++)
+                atomic_store(&tgt_outer[i], 0);
+            PRAGMA(omp for ordered(1) schedule(dynamic, 2))
+            for (int i = 0; i < TN; i++) {
+                PRAGMA(omp ordered depend(sink : i - 1))
+                EXPECT(!i || LD(tgt_outer[i - 1]), "doacross loop around a host target: iteration %d "
+                       "passed its sink %d, which had not posted", i, i - 1);
+                if (i == TN / 2)
+                    tgt_in_thread("a doacross loop", 2, red);
+                atomic_store(&tgt_outer[i], 1);
+                PRAGMA(omp ordered depend(source))
+            }
+            PRAGMA(omp master)
+            {
+                struct tgt_out *o = &tgt_o;
+                tgt_reset();
+                PRAGMA(omp target nowait map(tofrom : o[0 : 1]))
+                tgt_team(o, 2, red);
+            }
+            PRAGMA(omp barrier)
+            PRAGMA(omp master)
+            tgt_check("a master's nowait target", 2, red);
+        }
+    }
+}
+
 /* ---- target: a `master`'s nowait target constructs (deferred target tasks, on the host without a device)
  * are complete after the next barrier, in every thread. Then tasks that each run a `target` with a
  * `parallel for` inside: on the host, libgomp starts that team at level 1 again, inside the region of the
@@ -100,7 +236,9 @@ int case_target(void)
     for (int j = 0; j < NI; j++)
         EXPECT(tgt_c[j] == 4, "element %d: %d of 4 target tasks' teams ran", j, tgt_c[j]);
     joined_targets();
+    thread_targets();
     return report("target", "rounds %d, then 4 of %d target tasks with a team each, then %d regions whose "
-                  "target tasks run in the join", RR, NI / 8, JR);
+                  "target tasks run in the join, then teams of host targets met in a single, a team of "
+                  "one's region, dynamic and doacross loops and a master's nowait target", RR, NI / 8, JR);
 }
 

@@ -26,7 +26,9 @@
  * libgomp must be able to release); the barriers inside and after a single with copyprivate
  * (GOMP_single_copy_*, below);
  * regions entered through GOMP_parallel_start (gcc before 4.9), GOMP_parallel_reductions and
- * GOMP_teams_reg — a barrier there finds no context of its level and goes to libgomp.
+ * GOMP_teams_reg — a barrier there finds no context of its level and goes to libgomp; and the regions of
+ * a host `target` inside a region of the shim's, where the levels start afresh (the thread's context is
+ * set aside while they run: aside()).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -142,6 +144,28 @@ static void trampoline_loop(void *arg)
 
 static struct ag_team_ctx *resolved(struct ag_team_ctx *c);
 
+/* True when the calling thread's context is of a level deeper than the current one, or of that level and
+ * a region is about to start: the thread runs a `target` region on the host, inside a region of the
+ * shim's (libgomp's fallback starts the nesting afresh, at level 0, in the thread that meets the construct
+ * or in the one that runs its target task), so a team started in it would have the context's level. */
+static inline int in_host_target(void)
+{
+    return ag_gomp_cur && ag_gomp_cur->level > ag_gomp_omp_level();
+}
+
+/* A region libgomp runs unserved (region_begin said no, GOMP_parallel_reductions): in a host target the
+ * thread's context is set aside until it has joined, since the new team's barriers, loops and doacross
+ * loops, at the level of the context, would be taken for its team's (a `single`'s target whose `parallel`
+ * had a barrier hung: its master waited in the enclosing team's andgate barrier, its other thread in
+ * libgomp's). Returns the context to put back. */
+static struct ag_team_ctx *aside(void)
+{
+    struct ag_team_ctx *c = ag_gomp_cur;
+    if (enabled && in_host_target())
+        ag_gomp_cur = NULL;
+    return c;
+}
+
 /* The master, before libgomp starts the team: the record to hand to the trampoline, or NULL to run the
  * region untouched (shim off, level too deep, out of memory). */
 static const struct ag_team_region *region_begin(fn_t fn, void *data)
@@ -151,10 +175,9 @@ static const struct ag_team_region *region_begin(fn_t fn, void *data)
         return NULL;
     int level = ag_gomp_omp_level() + 1;
     /* A thread still inside a region of the shim's at this level or deeper runs a `target` region on the
-     * host (libgomp's fallback starts the nesting afresh, at level 0, in a task or implicit task of that
-     * region): the set this thread would start at `level` may be that region's own, busy (libgomp's
-     * target7.f90, a `parallel do` in a target in tasks, hung). The region is libgomp's. */
-    if (ag_gomp_cur && ag_gomp_cur->level >= level)
+     * host (in_host_target): the set this thread would start at `level` may be that region's own, busy
+     * (libgomp's target7.f90, a `parallel do` in a target in tasks, hung). The region is libgomp's. */
+    if (in_host_target())
         return NULL;
     struct ag_team_ctx *outer = ag_gomp_cur && ag_gomp_cur->level == level - 1 ? ag_gomp_cur : NULL;
     if (outer)
@@ -170,10 +193,28 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
 {
     AG_GOMP_FORWARD_VOID(GOMP_parallel, fn, data, num_threads, flags);
     const struct ag_team_region *r = region_begin(fn, data);
-    if (r)
+    if (r) {
         real_parallel(trampoline, (void *)r, num_threads, flags);
-    else
-        real_parallel(fn, data, num_threads, flags);
+        return;
+    }
+    struct ag_team_ctx *const outer = aside();
+    real_parallel(fn, data, num_threads, flags);
+    ag_gomp_cur = outer;
+}
+
+/* A `parallel` with a task reduction: libgomp's region and barriers (the shim has no way to run the
+ * reduction's tasks), wrapped only to set the context aside in a host target. */
+unsigned GOMP_parallel_reductions(fn_t fn, void *data, unsigned num_threads, unsigned flags)
+{
+    AG_GOMP_FORWARD(GOMP_parallel_reductions, fn, data, num_threads, flags);
+    static unsigned (*real)(fn_t, void *, unsigned, unsigned);
+    if (!real)
+        *(void **)&real = REAL("GOMP_parallel_reductions");
+    ag_once(&ag_gomp_once, resolve);
+    struct ag_team_ctx *const outer = aside();
+    unsigned n = real(fn, data, num_threads, flags);
+    ag_gomp_cur = outer;
+    return n;
 }
 
 /* The combined entry points. Loops the shim hands out (dynamic, guided, runtime; gomp.h): a plain region
@@ -194,9 +235,14 @@ void GOMP_parallel(fn_t fn, void *data, unsigned num_threads, unsigned flags)
             real_parallel(trampoline_loop, &cb, nt, flags);                                        \
             return;                                                                                \
         }                                                                                          \
-        if (r)                                                                                     \
+        if (r) {                                                                                   \
             fn = trampoline, data = (void *)r;                                                     \
+            real args;                                                                             \
+            return;                                                                                \
+        }                                                                                          \
+        struct ag_team_ctx *const outer = aside();                                                 \
         real args;                                                                                 \
+        ag_gomp_cur = outer;                                                                       \
     }
 #define CHUNKED (fn_t fn, void *data, unsigned nt, long start, long end, long incr, long chunk, unsigned flags)
 #define CHUNKED_ARGS (fn, data, nt, start, end, incr, chunk, flags)
