@@ -19,8 +19,9 @@
  *
  * Scope, stated so a reader knows what is not counted: only the threads of teams at nesting level 1,
  * only while the team size stays the first one seen, only the first ANDGATE_PROFILE_EPISODES episodes
- * (default 2^20); barriers the runtime runs internally (a clang reduction's, a region's join, a
- * dynamic loop's end under gcc) do not pass through these two entry points. Episode k of thread t is
+ * (default 2^20; ANDGATE_PROFILE_DUMP=FILE writes them out, dump below); barriers the runtime runs
+ * internally (a clang reduction's, a region's join, a dynamic loop's end under gcc) do not pass through
+ * these two entry points. Episode k of thread t is
  * thread t's k-th call: every thread of a team calls every barrier of its region, so the k-th calls of
  * all tids are the same episode, whichever pthread held the tid in which region (a region's fork and
  * join order the counter's owners). The clock is CLOCK_MONOTONIC (vDSO, ~20 ns a read), the same for
@@ -145,6 +146,32 @@ static double median(uint64_t *v, long n) {
     return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
 }
 
+/* ANDGATE_PROFILE_DUMP=FILE: every recorded episode as a line of the file, for a look at one barrier of
+ * a program's cycle (scripts/profile_phases.py): the episode, then each thread's entry and return in ns
+ * from the first entry, after a '#' line naming the entry point and the team. A second entry point seen
+ * (a process with both runtimes) is appended. A file that cannot be written: one message, no dump. */
+static void dump(const struct site *s, int n, long e, uint64_t t0) {
+    static int opened;
+    const char *path = getenv("ANDGATE_PROFILE_DUMP");
+    if (!path || !*path) return;
+    FILE *f = fopen(path, opened++ ? "a" : "w");
+    if (!f) {
+        fprintf(stderr, "andgate-profile: ANDGATE_PROFILE_DUMP: cannot write '%s'\n", path);
+        return;
+    }
+    fprintf(f, "# %s, %d threads, %ld episodes: episode, then each thread's entry and return (ns)\n",
+            s->name, n, e);
+    for (long k = 0; k < e; k++) {
+        fprintf(f, "%ld", k);
+        for (int t = 0; t < n; t++)
+            fprintf(f, " %llu %llu", (unsigned long long)(at(s, t, k)->in - t0),
+                    (unsigned long long)(at(s, t, k)->out - t0));
+        fputc('\n', f);
+    }
+    if (fclose(f))
+        fprintf(stderr, "andgate-profile: ANDGATE_PROFILE_DUMP: cannot write '%s'\n", path);
+}
+
 /* the episodes every thread recorded, as three per-episode series: arrival spread, mean hand-off,
  * last departure (all after the last arrival) */
 static void report(const struct site *s) {
@@ -181,6 +208,7 @@ static void report(const struct site *s) {
         span_start = in < span_start ? in : span_start;
     }
     double span = (double)(span_end - span_start);
+    dump(s, n, e, span_start);
     fprintf(stderr,
             "andgate-profile: %s, %d threads, %ld episodes over %.3f s: arrival spread %.0f ns, hand-off %.0f ns "
             "(last departure %.0f ns) per episode (means; medians %.0f / %.0f / %.0f); hand-off on the critical "
