@@ -2,6 +2,7 @@
  * tasks, and target tasks whose host fallback starts a team inside a running region, before the region's
  * end and in its join (omp_semantics.c has the framework, the method and main). */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -97,8 +98,16 @@ static void tgt_team_body(struct tgt_out *o, int n)
     }
 }
 
+/* n < 0: a team of two whose master starts a team of -n inside (level 2 in the target) */
 static void tgt_team(struct tgt_out *o, int n, int task_reduction)
 {
+    if (n < 0) {
+        omp_set_max_active_levels(2); /* the target's own ICVs: libgomp's initial values */
+        PRAGMA(omp parallel num_threads(2))
+        PRAGMA(omp master)
+        tgt_team(o, -n, task_reduction);
+        return;
+    }
     long sum = 0;
     if (task_reduction) {
         PRAGMA(omp parallel num_threads(n) reduction(task, + : sum))
@@ -126,7 +135,7 @@ static void tgt_check(const char *where, int n, int red)
     for (int i = 0; i < TN; i++)
         ran += tgt_o.ran[i] == 1, order += tgt_o.order[i] == 1;
     EXPECT(!tgt_o.bad && tgt_o.singles == 1 && ran == TN && order == TN, "a host target's team of %d (%s) "
-           "in %s: %d wrong stamps, sizes or sinks, %d singles, %d of %d iterations once, %d posted", n,
+           "in %s: %d wrong stamps, sizes or sinks, %d singles, %d of %d iterations once, %d posted", abs(n),
            red ? "parallel reduction(task)" : "parallel", where, tgt_o.bad, tgt_o.singles, ran, TN, order);
 }
 
@@ -142,12 +151,26 @@ static void tgt_in_thread(const char *where, int n, int red)
 
 static void thread_targets(void)
 {
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(3);
     for (int red = 0; red < 2; red++) {
         PRAGMA(omp parallel)
         PRAGMA(omp single)
         tgt_in_thread("a single", 2, red);
         PRAGMA(omp parallel num_threads(1))
         tgt_in_thread("a team of one's region", 2, red);
+        /* a served nested team's master, whose target starts a nested team too: the same master thread,
+         * level and size as the served team around it, while that team's other thread waits in its
+         * barrier (the shim keeps one set of barriers per master thread and level: served, the inner
+         * team took that team's busy barrier and hung) */
+        PRAGMA(omp parallel num_threads(2))
+        PRAGMA(omp master)
+        PRAGMA(omp parallel num_threads(2))
+        {
+            PRAGMA(omp master)
+            tgt_in_thread("a nested team's master, a nested team inside", -2, red);
+            PRAGMA(omp barrier)
+        }
         for (int n = 1; n <= 2; n++) {
             PRAGMA(omp parallel)
             PRAGMA(omp for schedule(dynamic, 1))
@@ -182,6 +205,7 @@ static void thread_targets(void)
             tgt_check("a master's nowait target", 2, red);
         }
     }
+    omp_set_max_active_levels(levels);
 }
 
 /* ---- target: a `master`'s nowait target constructs (deferred target tasks, on the host without a device)
@@ -239,6 +263,7 @@ int case_target(void)
     thread_targets();
     return report("target", "rounds %d, then 4 of %d target tasks with a team each, then %d regions whose "
                   "target tasks run in the join, then teams of host targets met in a single, a team of "
-                  "one's region, dynamic and doacross loops and a master's nowait target", RR, NI / 8, JR);
+                  "one's region, dynamic and doacross loops, a master's nowait target and a nested team's "
+                  "master", RR, NI / 8, JR);
 }
 

@@ -32,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -144,25 +145,31 @@ static void trampoline_loop(void *arg)
 
 static struct ag_team_ctx *resolved(struct ag_team_ctx *c);
 
-/* True when the calling thread's context is of a level deeper than the current one, or of that level and
- * a region is about to start: the thread runs a `target` region on the host, inside a region of the
- * shim's (libgomp's fallback starts the nesting afresh, at level 0, in the thread that meets the construct
- * or in the one that runs its target task), so a team started in it would have the context's level. */
+/* True when the calling thread's context is of a level deeper than the one the thread is at: it runs a
+ * `target` region on the host inside a region of the shim's (libgomp's fallback starts the nesting
+ * afresh, at level 0, in the thread that meets the construct or in the one that runs its target task), so
+ * a team it starts now may have the context's level, or that of a team around it. */
 static inline int in_host_target(void)
 {
     return ag_gomp_cur && ag_gomp_cur->level > ag_gomp_omp_level();
 }
 
+/* The context of a thread inside a region that a host target runs (aside): of no level (served() and
+ * the loops find no team), unresolved (the doacross entry points go to libgomp), its deferred tasks
+ * noted (GOMP_task goes to libgomp at once), and deeper than any level, so every region started inside
+ * is libgomp's too (region_begin), and sets it aside again. */
+static struct ag_team_ctx host_target_ctx = { .level = INT_MAX, .noted = 1 };
+
 /* A region libgomp runs unserved (region_begin said no, GOMP_parallel_reductions): in a host target the
- * thread's context is set aside until it has joined, since the new team's barriers, loops and doacross
- * loops, at the level of the context, would be taken for its team's (a `single`'s target whose `parallel`
- * had a barrier hung: its master waited in the enclosing team's andgate barrier, its other thread in
- * libgomp's). Returns the context to put back. */
+ * thread's context is set aside until the region has joined, since the new team's barriers, loops and
+ * doacross loops, at the level of the context, would be taken for its team's (a `single`'s target whose
+ * `parallel` had a barrier hung: its master waited in the enclosing team's andgate barrier, its other
+ * thread in libgomp's). Returns the context to put back. */
 static struct ag_team_ctx *aside(void)
 {
     struct ag_team_ctx *c = ag_gomp_cur;
     if (enabled && in_host_target())
-        ag_gomp_cur = NULL;
+        ag_gomp_cur = &host_target_ctx;
     return c;
 }
 
