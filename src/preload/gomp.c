@@ -157,7 +157,8 @@ static inline int in_host_target(void)
 /* The context of a thread inside a region that a host target runs (aside): of no level (served() and
  * the loops find no team), unresolved (the doacross entry points go to libgomp), its deferred tasks
  * noted (GOMP_task goes to libgomp at once), and deeper than any level, so every region started inside
- * is libgomp's too (region_begin), and sets it aside again. */
+ * is libgomp's too (region_begin) and runs with it in turn. Shared by every such thread: nothing writes
+ * to it (whatever writes a context first finds it resolved, or of the current level). */
 static struct ag_team_ctx host_target_ctx = { .level = INT_MAX, .noted = 1 };
 
 /* A region libgomp runs unserved (region_begin said no, GOMP_parallel_reductions): in a host target the
