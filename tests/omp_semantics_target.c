@@ -61,6 +61,7 @@ static void joined_targets(void)
 enum { TN = 40, TP = 6 };
 struct tgt_out {
     int bad, singles, stamp[2][MAXT], ran[TN], order[TN]; /* order: iteration i's source has posted */
+    int combined[TN]; /* a combined `parallel for schedule(dynamic)`'s iterations (GOMP_parallel_loop_*) */
 };
 static struct tgt_out tgt_o;
 static atomic_int tgt_outer[TN];
@@ -131,12 +132,14 @@ static void tgt_reset(void)
 
 static void tgt_check(const char *where, int n, int red)
 {
-    int ran = 0, order = 0;
+    int ran = 0, order = 0, combined = 0;
     for (int i = 0; i < TN; i++)
-        ran += tgt_o.ran[i] == 1, order += tgt_o.order[i] == 1;
-    EXPECT(!tgt_o.bad && tgt_o.singles == 1 && ran == TN && order == TN, "a host target's team of %d (%s) "
-           "in %s: %d wrong stamps, sizes or sinks, %d singles, %d of %d iterations once, %d posted", abs(n),
-           red ? "parallel reduction(task)" : "parallel", where, tgt_o.bad, tgt_o.singles, ran, TN, order);
+        ran += tgt_o.ran[i] == 1, order += tgt_o.order[i] == 1, combined += tgt_o.combined[i] == 1;
+    EXPECT(!tgt_o.bad && tgt_o.singles == 1 && ran == TN && order == TN && combined == TN,
+           "a host target's team of %d (%s) in %s: %d wrong stamps, sizes or sinks, %d singles, %d of %d "
+           "iterations once, %d posted, %d combined loop iterations once", abs(n),
+           red ? "parallel reduction(task)" : "parallel", where, tgt_o.bad, tgt_o.singles, ran, TN, order,
+           combined);
 }
 
 /* the target's team of n, met by the calling thread, then checked */
@@ -146,6 +149,10 @@ static void tgt_in_thread(const char *where, int n, int red)
     tgt_reset();
     PRAGMA(omp target map(tofrom : o[0 : 1]))
     tgt_team(o, n, red);
+    const int nt = abs(n);
+    PRAGMA(omp target parallel for num_threads(nt) schedule(dynamic, 3) map(tofrom : o[0 : 1]))
+    for (int i = 0; i < TN; i++)
+        __atomic_fetch_add(&o->combined[i], 1, __ATOMIC_SEQ_CST);
     tgt_check(where, n, red);
 }
 
@@ -199,6 +206,10 @@ static void thread_targets(void)
                 tgt_reset();
                 PRAGMA(omp target nowait map(tofrom : o[0 : 1]))
                 tgt_team(o, 2, red);
+                PRAGMA(omp target parallel for nowait num_threads(2) schedule(dynamic, 3)
+                           map(tofrom : o[0 : 1]))
+                for (int i = 0; i < TN; i++)
+                    __atomic_fetch_add(&o->combined[i], 1, __ATOMIC_SEQ_CST);
             }
             PRAGMA(omp barrier)
             PRAGMA(omp master)
