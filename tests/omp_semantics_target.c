@@ -54,9 +54,10 @@ static void joined_targets(void)
  * the level of the served team the thread is in. The region is libgomp's, and while it runs the shim sets
  * the thread's context aside (gomp.c aside()): until 2026-12-08 its master took the enclosing team's
  * andgate barrier and hung, its other thread in libgomp's. Met in a `single`, an iteration of a dynamic
- * loop and of a doacross loop, a team of one's region, and a `master`'s nowait target (a task run in a
- * barrier); the target's team is of one or two, started by `parallel` or by `parallel reduction(task, ...)`
- * (GOMP_parallel_reductions). The target's code calls only this file's functions and keeps its checks in
+ * loop and of a doacross loop, a team of one's region, a served nested team's `master`, and a `master`'s
+ * nowait target (a task run in a barrier); the target's team is of one or two, started by `parallel` or
+ * by `parallel reduction(task, ...)` (GOMP_parallel_reductions), and a combined `parallel for
+ * schedule(dynamic)` (GOMP_parallel_loop_dynamic) runs in a second target beside it. The target's code calls only this file's functions and keeps its checks in
  * plain ints (an _Atomic may not be mapped); they are read after it. ---- */
 enum { TN = 40, TP = 6 };
 struct tgt_out {
