@@ -72,7 +72,7 @@ static inline __attribute__((always_inline)) struct ag_doacross *mine(void)
 
 /* The position of the inner indices idx[1..] (count[d] each), plus one; 0 when one is out of range (a
  * sink outside the iteration space, which OpenMP says to ignore). */
-static uint64_t position(const struct ag_doacross *d, const uint64_t *idx)
+static inline uint64_t position(const struct ag_doacross *d, const uint64_t *idx)
 {
     uint64_t p = 0;
     for (unsigned k = 1; k < d->ndims; k++) {
