@@ -1,7 +1,8 @@
 /* omp_semantics.c — OpenMP construct semantics, self-checked, for runs with and without
  * libandgate-preload.so (tests/omp_semantics.sh); the framework, the worksharing cases and main here,
  * the tasking and team-shape cases in omp_semantics_tasks.c, host targets in omp_semantics_target.c,
- * doacross loops in omp_semantics_doacross.c (omp_semantics.h between them). Built with gcc -fopenmp
+ * doacross loops in omp_semantics_doacross.c, scans, copyin and conditional lastprivate in
+ * omp_semantics_scan.c (omp_semantics.h between them). Built with gcc -fopenmp
  * (libgomp) and clang -fopenmp=libomp. Usage: omp_semantics [CASE...] (no CASE: every case, in order;
  * --list: the names).
  *
@@ -364,6 +365,7 @@ static const struct {
     { "numthreads", case_numthreads }, { "orphan", case_orphan }, { "regions", case_regions }, { "pause", case_pause },
     { "one", case_one },
     { "hostteams", case_hostteams }, { "doacross", case_doacross },
+    { "scan", case_scan },
 };
 enum { NCASES = sizeof cases / sizeof *cases };
 

@@ -1,8 +1,8 @@
-/* omp_semantics.h — the checking framework of the OpenMP semantics test, shared by its four files of
+/* omp_semantics.h — the checking framework of the OpenMP semantics test, shared by its five files of
  * cases: omp_semantics.c (the framework, worksharing, nesting and concurrent teams, main),
  * omp_semantics_tasks.c (tasks, cancellation, team sizes, orphaned constructs, regions, pauses, teams of one,
- * host teams), omp_semantics_target.c (host target constructs) and omp_semantics_doacross.c (doacross
- * loops).
+ * host teams), omp_semantics_target.c (host target constructs), omp_semantics_doacross.c (doacross
+ * loops) and omp_semantics_scan.c (scans, copyin, conditional lastprivate).
  * omp_semantics.c's head comment says what is checked and how. */
 #ifndef OMP_SEMANTICS_H
 #define OMP_SEMANTICS_H
@@ -50,10 +50,11 @@ void loop_body(int s, int i);
 #define WS_LOOP_NOWAIT(s, what, ...) do { PRAGMA(omp for nowait __VA_ARGS__) for (int i = 0; i < NI; i++) \
         loop_body(s, i); PRAGMA(omp barrier) LOOP_CHECK(s, what); } while (0)
 
-/* the cases of omp_semantics_tasks.c, omp_semantics_target.c and omp_semantics_doacross.c */
+/* the cases of omp_semantics_tasks.c, omp_semantics_target.c, omp_semantics_doacross.c and
+ * omp_semantics_scan.c */
 int case_tasks(void), case_taskhelp(void), case_undeferred(void), case_detach(void),
     case_taskmemory(void), case_cancel(void), case_target(void), case_numthreads(void),
     case_orphan(void), case_regions(void), case_pause(void), case_one(void), case_hostteams(void),
-    case_doacross(void);
+    case_doacross(void), case_scan(void);
 
 #endif
