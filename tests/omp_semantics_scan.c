@@ -6,9 +6,6 @@
  * loop's barrier), task reductions of a worksharing loop and of `sections` (§2.19.5.5: the tasks' shares
  * are combined at the construct's end; gcc: GOMP_loop_start and GOMP_sections2_start with the reductions)
  * and `ordered` blocks of a dynamic loop. omp_semantics.c has the framework, the method and main. */
-#define _GNU_SOURCE
-#include <string.h>
-
 #include "omp_semantics.h"
 
 enum { SR = 2 * RR, NS = 3 * NI + 5 }; /* rounds; a length no team size divides evenly */
@@ -153,8 +150,9 @@ static void task_reductions(int r)
     int want = 0;
     for (int i = 0; i < NS; i++)
         want += elem(r, i);
-    EXPECT(tr_loop == want && tr_secs == 1 + 10 * r && ord_next == NS && !ord_bad, "task reductions, round %d: "
-           "loop %d (not %d), sections %d, ordered %d of %d out of order", r, tr_loop, want, tr_secs, ord_bad, NS);
+    EXPECT(tr_loop == want && tr_secs == 1 + 10 * r && ord_next == NS && !ord_bad,
+           "task reductions, round %d: loop %d (not %d), sections %d, ordered %d of %d out of order", r,
+           tr_loop, want, tr_secs, ord_bad, NS);
 }
 
 int case_scan(void)
@@ -165,12 +163,12 @@ int case_scan(void)
         PRAGMA(omp parallel copyin(tp) num_threads(r % 3 ? omp_get_max_threads() : 3))
         {
             EXPECT(tp == 5 * r + 1, "copyin, round %d: thread %d has %d", r, omp_get_thread_num(), tp);
-            tp = -omp_get_thread_num(); /* the master's copy is the next round's source: it is reset there */
+            tp = -omp_get_thread_num(); /* the master's copy, the next round's source, is set again there */
             team_scans(r);
             conditional(r);
             task_reductions(r);
         }
     }
-    return report("scan", "rounds %d length %d combined inclusive and exclusive scans, copyin, task reductions of for "
-                          "and sections, ordered" GCC_ONLY, SR, NS);
+    return report("scan", "rounds %d length %d combined inclusive and exclusive scans, copyin, "
+                          "task reductions of for and sections, ordered" GCC_ONLY, SR, NS);
 }
